@@ -1,0 +1,32 @@
+# The project's commands. Each sets up .venv (and the Node guest's packages)
+# on first use, so every target works on a fresh clone.
+PY := .venv/bin/python
+STAMP := .venv/.installed
+
+.PHONY: demo test lint docs bench setup vectors
+
+demo: $(STAMP)
+	$(PY) -m tether run examples/demo.py --bindings tether.demo:BINDINGS
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+lint: $(STAMP)
+	.venv/bin/ruff check .
+	.venv/bin/mypy --strict -p tether
+
+docs: $(STAMP)
+	.venv/bin/sphinx-build -W --keep-going -q -b html docs docs/_build/html
+
+bench: $(STAMP)
+	$(PY) bench/run.py
+
+vectors: $(STAMP)
+	$(PY) conformance/vectors/generate.py
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv .venv
+	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[dev,docs]"
+	touch $(STAMP)

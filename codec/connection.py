@@ -1,0 +1,172 @@
+"""The sans-IO connection (spec §8): bytes in, messages out; messages in,
+bytes out. No sockets, no asyncio, no clocks.
+
+    conn = Connection(Role.HOST)
+    conn.receive_data(data)
+    while (event := conn.next_event()) is not NEED_DATA:
+        ...  # a Message, or ConnectionClosed
+    sock.send(conn.send(Result(id=1, value=3)))
+
+Every frame received is checked against the frame rules, the strict CBOR
+rules, the message schema and the state table, in that order. The first
+violation raises :class:`RemoteProtocolError`; from then on the connection
+only lets you :meth:`send` an :class:`Error` frame and raises the same
+error again on :meth:`next_event`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from .errors import ErrorCode, LocalProtocolError, ProtocolError, RemoteProtocolError
+from .frames import (
+    DEFAULT_MAX_FRAME_BYTES,
+    EXTENSION_TYPES_START,
+    NEED_DATA,
+    FrameDecoder,
+    FrameType,
+    _NeedData,
+    encode_frame,
+)
+from .messages import (
+    ENVELOPE_DEPTH,
+    MESSAGE_TYPES,
+    PROTOCOL_VERSION,
+    Call,
+    Error,
+    Hello,
+    Message,
+    Result,
+    Role,
+    Run,
+)
+from .state import TRANSITIONS, State
+from .values import DEFAULT_MAX_DEPTH, decode_payload, encode_payload
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionClosed:
+    """The peer's byte stream ended at a frame boundary (R-TRANS-3)."""
+
+
+CONNECTION_CLOSED: Final = ConnectionClosed()
+
+Event = Message | ConnectionClosed
+
+
+class Connection:
+    """One end of a tether connection, playing ``role``.
+
+    ``max_frame_bytes`` is the ceiling for frames *received* (checked at the
+    header); ``max_depth`` bounds the nesting of values received. Both are
+    replaced by the RUN's limits once RUN has crossed (R-LIMIT-2).
+    """
+
+    def __init__(
+        self,
+        role: Role,
+        *,
+        max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+    ) -> None:
+        self.role = role
+        self.peer = Role.GUEST if role is Role.HOST else Role.HOST
+        self.state = State.AWAIT_HELLO
+        self.max_depth = max_depth
+        self._decoder = FrameDecoder(max_frame_bytes)
+        self._eof = False
+        self._failure: RemoteProtocolError | None = None
+        self._last_call_id = 0
+        self._in_flight: set[int] = set()
+
+    @property
+    def calls_in_flight(self) -> frozenset[int]:
+        """Ids of CALLs sent and not yet answered by a RESULT."""
+        return frozenset(self._in_flight)
+
+    @property
+    def failure(self) -> RemoteProtocolError | None:
+        """The violation that broke the connection, if any."""
+        return self._failure
+
+    # -- receiving ---------------------------------------------------------
+
+    def receive_data(self, data: bytes | bytearray | memoryview) -> None:
+        if self._eof:
+            raise LocalProtocolError(ErrorCode.INTERNAL_ERROR, "data after EOF")
+        self._decoder.feed(data)
+
+    def receive_eof(self) -> None:
+        self._eof = True
+
+    def next_event(self) -> Event | _NeedData:
+        if self._failure is not None:
+            raise self._failure
+        if self.state is State.CLOSED:
+            return CONNECTION_CLOSED
+        try:
+            return self._next_event()
+        except RemoteProtocolError as exc:
+            self._failure = exc
+            raise
+
+    def _next_event(self) -> Event | _NeedData:
+        while True:
+            frame = self._decoder.next_frame()
+            if frame is NEED_DATA:
+                if not self._eof:
+                    return NEED_DATA
+                self._decoder.check_eof()
+                self.state = State.CLOSED
+                return CONNECTION_CLOSED
+            if frame.type >= EXTENSION_TYPES_START:
+                continue  # no extension negotiated: discard (R-FRAME-7)
+            frame_type = FrameType(frame.type)
+            envelope = decode_payload(frame.payload, self.max_depth + ENVELOPE_DEPTH)
+            message = MESSAGE_TYPES[frame_type](envelope)
+            self._transition(message, self.peer, RemoteProtocolError)
+            return message
+
+    # -- sending -----------------------------------------------------------
+
+    def send(self, message: Message) -> bytes:
+        """Check ``message`` against the state table and encode it."""
+        if self._failure is not None and not isinstance(message, Error):
+            raise LocalProtocolError(
+                ErrorCode.INTERNAL_ERROR, "connection failed; only ERROR may be sent"
+            )
+        self._transition(message, self.role, LocalProtocolError)
+        return encode_frame(message.TYPE, encode_payload(message.to_wire()))
+
+    def _transition(
+        self, message: Message, sender: Role, error: type[ProtocolError]
+    ) -> None:
+        key = (self.state, sender, message.TYPE)
+        target = TRANSITIONS.get(key)
+        if target is None:
+            raise error(
+                ErrorCode.UNEXPECTED_MESSAGE,
+                f"{message.TYPE.name} from the {sender.value} in state {self.state.value}",
+            )
+        if isinstance(message, Hello) and message.protocol != PROTOCOL_VERSION:
+            raise error(
+                ErrorCode.UNSUPPORTED_VERSION,
+                f"HELLO speaks protocol {message.protocol}, this side {PROTOCOL_VERSION}",
+            )
+        if isinstance(message, Run):
+            self._decoder.max_frame_bytes = message.limits.frame_bytes
+            self.max_depth = message.limits.max_depth
+        elif isinstance(message, Call):
+            if message.id <= self._last_call_id:
+                raise error(
+                    ErrorCode.INVALID_CALL_ID,
+                    f"CALL id {message.id} is not above the previous {self._last_call_id}",
+                )
+            self._last_call_id = message.id
+            self._in_flight.add(message.id)
+        elif isinstance(message, Result):
+            if message.id not in self._in_flight:
+                raise error(ErrorCode.INVALID_CALL_ID, f"RESULT for unknown call {message.id}")
+            self._in_flight.discard(message.id)
+        self.state = target

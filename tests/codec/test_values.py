@@ -1,0 +1,110 @@
+"""Strict payload decoding (spec §5) and the value model (spec §6)."""
+
+from __future__ import annotations
+
+import collections
+import datetime
+import enum
+import math
+from typing import Any
+
+import cbor2
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tether.codec import (
+    DEFAULT_MAX_DEPTH,
+    ErrorCode,
+    RemoteProtocolError,
+    ValueModelError,
+    decode_payload,
+    encode_payload,
+    to_wire,
+)
+
+from ..strategies import values
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a):
+        return math.isnan(b)
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+@given(values())
+def test_value_round_trip(value: Any) -> None:
+    payload = encode_payload({"value": value})
+    assert _same(decode_payload(payload), {"value": value})
+
+
+@given(st.binary(max_size=200))
+def test_arbitrary_payload_bytes_raise_only_malformed_payload(junk: bytes) -> None:
+    try:
+        decode_payload(junk)
+    except RemoteProtocolError as exc:
+        assert exc.code is ErrorCode.MALFORMED_PAYLOAD
+
+
+@given(values())
+def test_anything_but_the_deterministic_encoding_is_refused(value: Any) -> None:
+    canonical = encode_payload({"v": value})
+    for variant in (
+        cbor2.dumps({"v": value}),  # not canonical: may differ
+        cbor2.dumps({"v": value}, canonical=True) + b"\x00",
+    ):
+        if variant == canonical:
+            continue
+        with pytest.raises(RemoteProtocolError):
+            decode_payload(variant)
+
+
+@pytest.mark.parametrize(
+    ("value", "path"),
+    [
+        ({"items": [1, 2, 3, {"when": datetime.date(2026, 1, 1)}]}, "$.items[3].when"),
+        ({"a b": {1: 2}}, '$["a b"]'),
+        ([set()], "$[0]"),
+        (object(), "$"),
+    ],
+)
+def test_values_outside_the_model_name_their_path(value: Any, path: str) -> None:
+    with pytest.raises(ValueModelError) as info:
+        to_wire(value)
+    assert info.value.path == path
+
+
+def test_cycles_and_depth_are_reported() -> None:
+    loop: list[Any] = []
+    loop.append(loop)
+    with pytest.raises(ValueModelError, match="cycle"):
+        to_wire(loop)
+    deep: Any = 0
+    for _ in range(DEFAULT_MAX_DEPTH + 1):
+        deep = [deep]
+    with pytest.raises(ValueModelError, match="deeply"):
+        to_wire(deep)
+
+
+def test_python_mapping_normalises_subclasses_and_tuples() -> None:
+    class Color(enum.IntEnum):
+        RED = 1
+
+    class Name(enum.StrEnum):
+        A = "a"
+
+    value = to_wire(collections.OrderedDict(c=(Color.RED, Name.A, bytearray(b"x"), True)))
+    assert value == {"c": [1, "a", b"x", True]}
+    assert type(value["c"][0]) is int  # type: ignore[index]
+    assert type(value["c"][1]) is str  # type: ignore[index]
+    assert type(value["c"][3]) is bool  # type: ignore[index]
+
+
+def test_shared_references_cannot_build_a_dag() -> None:
+    """Tag 28/29 would let 30 bytes expand to 2^30 nodes; they are refused."""
+    with pytest.raises(RemoteProtocolError, match="tag 28"):
+        decode_payload(bytes.fromhex("a16576616c7565d81c8101"))
