@@ -1,0 +1,11 @@
+"""The asyncio host engine: spawns a guest per run and serves its calls."""
+
+from .bindings import HostBinding, prepare_bindings
+from .limits import Limits
+from .result import OutputChunk, RunError, RunResult, RunStats, Status
+from .runtime import Runtime
+
+__all__ = [
+    "HostBinding", "Limits", "OutputChunk", "RunError", "RunResult", "RunStats", "Runtime",
+    "Status", "prepare_bindings",
+]

@@ -2,4 +2,24 @@
 host's functions available as async calls, and get back only what it printed
 and returned."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
+
+__all__ = ["Limits", "OutputChunk", "RunError", "RunResult", "RunStats", "Runtime", "Status",
+           "__version__"]
+
+if TYPE_CHECKING:
+    from .host import Limits, OutputChunk, RunError, RunResult, RunStats, Runtime, Status
+
+
+def __getattr__(name: str) -> Any:
+    # The host engine loads on first use, so the guests (which import
+    # tether.codec) do not pay for it.
+    if name in __all__:
+        from . import host
+
+        return getattr(host, name)
+    raise AttributeError(f"module 'tether' has no attribute {name!r}")

@@ -1,0 +1,30 @@
+"""The CPython guest: speaks the tether protocol on fd 3 and runs one program.
+
+Started by the host as::
+
+    python -I -S -B .../guest/python/main.py --cwd DIR [--path DIR]...
+
+``--path`` entries are where ``tether`` and ``cbor2`` live (``-S`` leaves
+site-packages off ``sys.path``); they are removed again before the program
+runs, so the program sees the standard library only.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def _bootstrap() -> None:
+    args = sys.argv[1:]
+    paths = [args[i + 1] for i, a in enumerate(args) if a == "--path"]
+    sys.path[:0] = paths
+    try:
+        from tether.guest.python import shim
+    finally:
+        del sys.path[: len(paths)]
+    cwd = args[args.index("--cwd") + 1] if "--cwd" in args else None
+    shim.main(cwd)
+
+
+if __name__ == "__main__":
+    _bootstrap()

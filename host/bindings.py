@@ -1,0 +1,79 @@
+"""Host functions offered to the program."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import keyword
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tether.codec import Binding as WireBinding
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+BindingsArg = Mapping[str, Callable[..., Any]] | Iterable[Callable[..., Any]] | None
+
+
+@dataclass(frozen=True, slots=True)
+class HostBinding:
+    """One callable, its name in the program, and how to describe it."""
+
+    name: str
+    function: Callable[..., Any]
+    is_async: bool
+    wire: WireBinding
+
+    async def invoke(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """Await an async binding; run a sync one in a worker thread so the
+        event loop never blocks (a sync binding cannot be interrupted: on a
+        timeout or cancellation its thread finishes in the background)."""
+        if self.is_async:
+            return await self.function(*args, **kwargs)
+        result = await asyncio.to_thread(self.function, *args, **kwargs)
+        if inspect.isawaitable(result):  # a sync function that returned a coroutine
+            return await result
+        return result
+
+
+def prepare_bindings(bindings: BindingsArg) -> dict[str, HostBinding]:
+    """Accepts ``{"name": callable}`` or an iterable of callables (named by
+    ``__name__``). Raises ValueError/TypeError for unusable names or values:
+    that is a mistake in the host application, not in the program."""
+    if bindings is None:
+        return {}
+    if isinstance(bindings, Mapping):
+        items = list(bindings.items())
+    else:
+        items = []
+        for function in bindings:
+            name = getattr(function, "__name__", None)
+            if not isinstance(name, str):
+                raise TypeError(f"binding {function!r} has no __name__; pass a mapping")
+            items.append((name, function))
+    prepared: dict[str, HostBinding] = {}
+    for name, function in items:
+        if not isinstance(name, str) or not _NAME.fullmatch(name) or keyword.iskeyword(name):
+            raise ValueError(f"binding name {name!r} is not a plain identifier")
+        if not callable(function):
+            raise TypeError(f"binding {name!r} is not callable")
+        if name in prepared:
+            raise ValueError(f"binding {name!r} given twice")
+        prepared[name] = HostBinding(
+            name=name,
+            function=function,
+            is_async=inspect.iscoroutinefunction(function)
+            or inspect.iscoroutinefunction(type(function).__call__),
+            wire=WireBinding(name=name, signature=_signature(function),
+                             doc=inspect.getdoc(function) or None),
+        )
+    return prepared
+
+
+def _signature(function: Callable[..., Any]) -> str | None:
+    try:
+        return str(inspect.signature(function))
+    except (TypeError, ValueError):
+        return None

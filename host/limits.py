@@ -1,0 +1,88 @@
+"""Per-run limits, with the defaults of spec §10 and the host's own."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+from tether.codec import (
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_FRAME_BYTES,
+    RunLimits,
+)
+
+MiB = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What one run may use. Every field has a default; pass only what you change.
+
+    Time (seconds):
+        timeout: wall-clock limit for the whole run (status ``timeout``).
+        call_timeout: limit for one binding call (the program gets a
+            ``BindingError`` of code CALL_TIMEOUT); None: only ``timeout``.
+        kill_grace: time between SIGTERM and SIGKILL when a run is stopped.
+    Bytes:
+        output_bytes: printed output kept (both streams, UTF-8); the rest is
+            dropped and ``stats.output_truncated`` is set.
+        raw_output_bytes: kept of the child's raw fd 1 / fd 2 each.
+        value_bytes: largest encoded return value, argument set or result.
+        frame_bytes: frame ceiling on fd 3.
+    Shape:
+        max_depth: nesting of values.
+        max_calls_in_flight: concurrent binding calls; the guest queues more.
+    Resources, applied by the guest to itself (None: not limited):
+        memory_bytes (address space), cpu_seconds (None: ``timeout`` + 1),
+        open_files, file_bytes (largest file written), processes
+        (RLIMIT_NPROC: counts every process of the user, and root ignores it).
+    """
+
+    timeout: float = 30.0
+    call_timeout: float | None = None
+    kill_grace: float = 0.5
+    output_bytes: int = 1 * MiB
+    raw_output_bytes: int = 64 * 1024
+    value_bytes: int = 8 * MiB
+    frame_bytes: int = DEFAULT_MAX_FRAME_BYTES
+    max_depth: int = DEFAULT_MAX_DEPTH
+    max_calls_in_flight: int = 64
+    memory_bytes: int | None = 2048 * MiB
+    cpu_seconds: int | None = None
+    open_files: int | None = 256
+    file_bytes: int | None = 64 * MiB
+    processes: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("timeout", "kill_grace"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"Limits.{name} must be positive")
+        if self.call_timeout is not None and not self.call_timeout > 0:
+            raise ValueError("Limits.call_timeout must be positive or None")
+        if self.output_bytes < 0 or self.raw_output_bytes < 0:
+            raise ValueError("output limits must not be negative")
+        problem = self.wire().problem()
+        if problem:
+            raise ValueError(f"Limits: {problem}")
+
+    def replace(self, **changes: Any) -> Limits:
+        return replace(self, **changes)
+
+    def wire(self) -> RunLimits:
+        """The limits RUN carries to the guest."""
+        cpu = self.cpu_seconds
+        if cpu is None:
+            cpu = math.ceil(self.timeout) + 1
+        return RunLimits(
+            output_bytes=self.output_bytes,
+            value_bytes=self.value_bytes,
+            frame_bytes=self.frame_bytes,
+            max_depth=self.max_depth,
+            max_calls_in_flight=self.max_calls_in_flight,
+            memory_bytes=self.memory_bytes,
+            cpu_seconds=cpu,
+            open_files=self.open_files,
+            file_bytes=self.file_bytes,
+            processes=self.processes,
+        )

@@ -1,0 +1,208 @@
+"""Child processes: spawn with fd 3 wired, watch for exit, kill the group.
+
+The child is started with ``posix_spawn`` in a new session (so its process
+group is its own), fd 0 on /dev/null, fds 1 and 2 on pipes, fd 3 on one end
+of a socketpair, and nothing else inherited. Its exit is watched through a
+pidfd, never through pipe EOF: a descendant may hold the pipes long after
+the child is gone (cpython#119710).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import os
+import signal
+import socket
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+#: Descriptors handed to posix_spawn are moved at least this high first, so
+#: that dup2 onto 0-3 never meets a source that is already 0-3.
+_FD_FLOOR = 10
+_DEFAULT_SIGNALS = (
+    signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGPIPE,
+    signal.SIGXCPU, signal.SIGXFSZ, signal.SIGCHLD,
+)
+
+
+def _high(fd: int) -> int:
+    """A close-on-exec duplicate of ``fd`` numbered >= _FD_FLOOR; closes ``fd``."""
+    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, _FD_FLOOR)
+    os.close(fd)
+    return moved
+
+
+class CappedBuffer:
+    """Keeps the first ``limit`` bytes written to it, counts the rest."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.data = bytearray()
+        self.dropped = 0
+
+    def add(self, chunk: bytes) -> None:
+        room = self.limit - len(self.data)
+        if room > 0:
+            self.data += chunk[:room]
+        self.dropped += max(0, len(chunk) - max(room, 0))
+
+    @property
+    def truncated(self) -> bool:
+        return self.dropped > 0
+
+    def text(self) -> str:
+        return self.data.decode("utf-8", "replace")
+
+
+@dataclass
+class Child:
+    """A running guest process and the host's ends of its descriptors."""
+
+    pid: int
+    channel: socket.socket  # host end of fd 3, non-blocking
+    raw_stdout: CappedBuffer
+    raw_stderr: CappedBuffer
+    exited: asyncio.Future[int] = field(repr=False)
+    _pidfd: int = -1
+    _pipes: dict[int, CappedBuffer] = field(default_factory=dict)
+    _reaped: bool = False
+    returncode: int | None = None
+
+    def signal_group(self, signum: int) -> None:
+        """Signal every process in the child's group (the child may be a zombie
+        not yet reaped, which keeps the group id from being reused)."""
+        if self._reaped:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signum)
+
+    async def terminate(self, grace: float, *, kill_now: bool = False) -> int:
+        """SIGTERM to the group, up to ``grace`` seconds, SIGKILL to the group;
+        then reap. With ``kill_now`` SIGKILL comes first (R-TERM-2)."""
+        if not self.exited.done():
+            if not kill_now:
+                self.signal_group(signal.SIGTERM)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(self.exited), grace)
+            self.signal_group(signal.SIGKILL)
+            await asyncio.shield(self.exited)
+        self.signal_group(signal.SIGKILL)  # stragglers: TERM-ignoring descendants
+        return self._reap()
+
+    def _reap(self) -> int:
+        if not self._reaped:
+            _, status = os.waitpid(self.pid, 0)
+            self._reaped = True
+            self.returncode = os.waitstatus_to_exitcode(status)
+        assert self.returncode is not None
+        return self.returncode
+
+    def drain_pipes(self) -> None:
+        """Read what the raw pipes hold right now, without waiting for EOF."""
+        for fd in list(self._pipes):
+            self._read_pipe(fd)
+
+    def _read_pipe(self, fd: int) -> None:
+        buffer = self._pipes.get(fd)
+        if buffer is None:
+            return
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._close_pipe(fd)
+                return
+            buffer.add(chunk)
+
+    def _close_pipe(self, fd: int) -> None:
+        if self._pipes.pop(fd, None) is not None:
+            asyncio.get_running_loop().remove_reader(fd)
+            os.close(fd)
+
+    def close(self) -> None:
+        """Release every host-side descriptor. Normally called after
+        :meth:`terminate`; if that never finished (the caller was cancelled
+        twice), the group is killed and reaped here, synchronously."""
+        if not self._reaped:
+            self.signal_group(signal.SIGKILL)
+            self._reap()
+        self.drain_pipes()
+        for fd in list(self._pipes):
+            self._close_pipe(fd)
+        if self._pidfd >= 0:
+            asyncio.get_running_loop().remove_reader(self._pidfd)
+            os.close(self._pidfd)
+            self._pidfd = -1
+        self.channel.close()
+
+
+def spawn(
+    argv: Sequence[str], env: Mapping[str, str], *, raw_output_bytes: int
+) -> Child:
+    """Start ``argv`` (argv[0] an absolute path) as a guest. Must be called
+    from a running event loop."""
+    loop = asyncio.get_running_loop()
+    host_end, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    child_fds = [_high(os.dup(child_end.fileno())), _high(out_w), _high(err_w)]
+    child_end.close()
+    try:
+        pid = os.posix_spawn(
+            argv[0],
+            list(argv),
+            dict(env),
+            file_actions=[
+                (os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_DUP2, child_fds[1], 1),
+                (os.POSIX_SPAWN_DUP2, child_fds[2], 2),
+                (os.POSIX_SPAWN_DUP2, child_fds[0], 3),
+            ],
+            setsid=True,
+            setsigmask=(),  # nothing blocked, whatever the host's threads block
+            setsigdef=_DEFAULT_SIGNALS,  # nothing ignored that the host ignores
+        )
+    except BaseException:
+        for fd in (out_r, err_r):
+            os.close(fd)
+        host_end.close()
+        raise
+    finally:
+        for fd in child_fds:
+            os.close(fd)
+    exited: asyncio.Future[int] = loop.create_future()
+    child = Child(
+        pid=pid,
+        channel=host_end,
+        raw_stdout=CappedBuffer(raw_output_bytes),
+        raw_stderr=CappedBuffer(raw_output_bytes),
+        exited=exited,
+    )
+    host_end.setblocking(False)
+    child._pidfd = os.pidfd_open(pid)
+    loop.add_reader(child._pidfd, _on_exit, child)
+    for fd, buffer in ((out_r, child.raw_stdout), (err_r, child.raw_stderr)):
+        os.set_blocking(fd, False)
+        child._pipes[fd] = buffer
+        loop.add_reader(fd, child._read_pipe, fd)
+    return child
+
+
+def _on_exit(child: Child) -> None:
+    loop = asyncio.get_running_loop()
+    loop.remove_reader(child._pidfd)
+    if not child.exited.done():
+        # Reaping now would free the group id while descendants may live on;
+        # report "exited" and reap in terminate(), after the group is killed.
+        status = os.waitid(os.P_PIDFD, child._pidfd, os.WEXITED | os.WNOWAIT | os.WNOHANG)
+        code = 0
+        if status is not None:
+            code = -status.si_status if status.si_code in (
+                os.CLD_KILLED, os.CLD_DUMPED) else status.si_status
+        child.exited.set_result(code)

@@ -1,0 +1,361 @@
+"""One run, from spawn to cleanup: the host role of the protocol on asyncio.
+
+The codec decides what is legal; this module serves binding calls, keeps
+output within its cap, maps how the run ended onto a :class:`RunResult`, and
+always tears everything down: calls cancelled, process group killed and
+reaped, descriptors closed, work directory removed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import stat
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tether.codec import (
+    CONNECTION_CLOSED,
+    NEED_DATA,
+    Call,
+    CallError,
+    Cancel,
+    Connection,
+    Done,
+    Error,
+    ErrorCode,
+    Hello,
+    Message,
+    Output,
+    ProtocolError,
+    RemoteProtocolError,
+    Result,
+    Role,
+    Run,
+    State,
+    ValueModelError,
+    encode_payload,
+    to_wire,
+)
+
+from .bindings import HostBinding
+from .channel import Channel
+from .guests import guest_command
+from .limits import Limits
+from .process import Child, spawn
+from .result import OutputChunk, RunError, RunResult, RunStats, Status
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """How the run ended, before the result is assembled."""
+
+    status: Status
+    error: RunError | None = None
+    value: Any = None
+    limit: str | None = None
+    killed_after_done: bool = False
+
+
+def _crash(message: str) -> Ending:
+    return Ending(Status.CRASHED, RunError("GuestCrashed", message))
+
+
+class Session:
+    def __init__(
+        self,
+        source: str,
+        language: str,
+        bindings: Mapping[str, HostBinding],
+        limits: Limits,
+        *,
+        python: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.source = source
+        self.language = language
+        self.bindings = bindings
+        self.limits = limits
+        self._python = python
+        self._env = env
+        self._conn = Connection(Role.HOST, max_frame_bytes=limits.frame_bytes,
+                                max_depth=limits.max_depth)
+        self._channel: Channel | None = None
+        self._ending: asyncio.Future[Ending] | None = None
+        self._calls: dict[int, asyncio.Task[None]] = {}
+        self._call_count = 0
+        self._chunks: list[OutputChunk] = []
+        self._output_left = limits.output_bytes
+        self._output_truncated = False
+
+    # -- the run -----------------------------------------------------------
+
+    async def run(self) -> RunResult:
+        loop = asyncio.get_running_loop()
+        self._ending = loop.create_future()
+        workdir = tempfile.mkdtemp(prefix="tether-run-")
+        child: Child | None = None
+        started = loop.time()
+        ending = Ending(Status.CANCELLED, RunError("Cancelled", "the run was cancelled"))
+        try:
+            command = guest_command(self.language, workdir, python=self._python, env=self._env)
+            child = spawn(command.argv, command.env, raw_output_bytes=self.limits.raw_output_bytes)
+            self._channel = Channel(child.channel, self._on_data, self._on_eof)
+            try:
+                async with asyncio.timeout(self.limits.timeout):
+                    ending = await self._until_end(child)
+            except TimeoutError:
+                ending = Ending(Status.TIMEOUT, RunError(
+                    "Timeout", f"the program did not finish within {self.limits.timeout:g} s"))
+            wall_time = loop.time() - started
+            exit_code = await self._shut_down(child, ending)
+            return self._result(ending, child, wall_time, exit_code)
+        finally:
+            # Reached with an exception too, e.g. when run() itself is cancelled.
+            if child is not None and child.returncode is None:
+                await asyncio.shield(self._shut_down(child, ending))
+            if child is not None:
+                child.close()
+            _remove_tree(workdir)
+
+    def cancel(self) -> None:
+        """End the run now with status ``cancelled`` (the runtime is closing)."""
+        self._finish(Ending(Status.CANCELLED, RunError("Cancelled", "the runtime was closed")))
+
+    async def _until_end(self, child: Child) -> Ending:
+        assert self._ending is not None
+        waiting: set[asyncio.Future[Any]] = {self._ending, child.exited}
+        await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        if not self._ending.done():
+            # The guest exited: whatever it sent is already in the socket buffer.
+            assert self._channel is not None
+            self._channel.read_available()
+        if not self._ending.done() or self._ending.result().status is Status.CRASHED:
+            # Ended without DONE: the exit status tells a crash from a limit.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(child.exited), self.limits.kill_grace)
+            if child.exited.done():
+                code = child.exited.result()
+                if code == -signal.SIGXCPU:
+                    return Ending(Status.LIMIT, RunError(
+                        "LimitExceeded", "the program used up its CPU time"), limit="cpu_seconds")
+                if not self._ending.done():
+                    return _crash(f"the guest exited ({_describe_exit(code)}) before finishing")
+        return self._ending.result()
+
+    async def _shut_down(self, child: Child, ending: Ending) -> int:
+        self._finish(ending)
+        if self._channel is not None:
+            if ending.status is Status.TIMEOUT and self._conn.state is State.RUNNING:
+                self._send(Cancel(reason="timeout"))  # a courtesy (R-CANCEL-1)
+            self._channel.close()
+        calls = list(self._calls.values())
+        for task in calls:
+            task.cancel()  # R-TERM-3
+        await asyncio.gather(*calls, return_exceptions=True)
+        return await child.terminate(self.limits.kill_grace,
+                                     kill_now=ending.killed_after_done)
+
+    def _finish(self, ending: Ending) -> None:
+        if self._ending is not None and not self._ending.done():
+            self._ending.set_result(ending)
+            if self._channel is not None:
+                self._channel.stop_reading()
+
+    @property
+    def _finished(self) -> bool:
+        return self._ending is None or self._ending.done()
+
+    # -- frames from the guest ---------------------------------------------
+
+    def _on_data(self, data: bytes) -> None:
+        self._conn.receive_data(data)
+        self._process()
+
+    def _on_eof(self) -> None:
+        self._conn.receive_eof()
+        self._process()
+
+    def _process(self) -> None:
+        try:
+            while not self._finished and (event := self._conn.next_event()) is not NEED_DATA:
+                if event is CONNECTION_CLOSED:
+                    self._finish(_crash("the guest closed its channel before finishing"))
+                elif isinstance(event, Hello):
+                    self._on_hello(event)
+                elif isinstance(event, Call):
+                    self._on_call(event)
+                elif isinstance(event, Output):
+                    self._on_output(event)
+                elif isinstance(event, Done):
+                    self._finish(self._on_done(event))
+                elif isinstance(event, Error):
+                    self._finish(Ending(Status.PROTOCOL_ERROR, RunError(
+                        "ProtocolError", f"the guest reported {event.code.name}: {event.message}")))
+        except RemoteProtocolError as exc:
+            self._send(Error(exc.code, exc.message))  # R-ERR-1
+            self._finish(Ending(Status.PROTOCOL_ERROR, RunError(
+                "ProtocolError", f"the guest broke the protocol: {exc}")))
+
+    def _on_hello(self, hello: Hello) -> None:
+        if self.language not in hello.languages:
+            raise RemoteProtocolError(ErrorCode.LANGUAGE_UNSUPPORTED,
+                                      f"the guest does not run {self.language!r}")
+        self._send(Run(
+            source=self.source,
+            language=self.language,
+            bindings=tuple(b.wire for b in self.bindings.values()),
+            limits=self.limits.wire(),
+        ))
+
+    def _on_output(self, output: Output) -> None:
+        if self._output_left <= 0:
+            self._output_truncated = self._output_truncated or bool(output.text)
+            return
+        data = output.text.encode()
+        text = output.text
+        if len(data) > self._output_left:
+            text = data[: self._output_left].decode("utf-8", "ignore")
+            self._output_truncated = True
+        self._output_left -= len(data)
+        self._chunks.append(OutputChunk(output.stream.value, text))
+
+    def _on_done(self, done: Done) -> Ending:
+        if done.error is None:
+            return Ending(Status.OK, value=done.value, killed_after_done=True)
+        e = done.error
+        error = RunError(e.type, e.message, e.traceback, e.line)
+        if e.code is ErrorCode.VALUE_TOO_LARGE:
+            return Ending(Status.LIMIT, error, limit="value_bytes", killed_after_done=True)
+        if e.type == "MemoryError" and self.limits.memory_bytes is not None:
+            return Ending(Status.LIMIT, error, limit="memory_bytes", killed_after_done=True)
+        return Ending(Status.ERROR, error, killed_after_done=True)
+
+    # -- binding calls -----------------------------------------------------
+
+    def _on_call(self, call: Call) -> None:
+        self._call_count += 1
+        binding = self.bindings.get(call.name)
+        refusal: CallError | None = None
+        if self._conn.state is State.CANCELLING:
+            refusal = CallError(ErrorCode.CANCELLED, "Cancelled", "the run is ending")
+        elif binding is None:
+            refusal = CallError(ErrorCode.UNKNOWN_BINDING, "NameError",
+                                f"no binding named {call.name!r}")
+        elif len(self._calls) >= self.limits.max_calls_in_flight:
+            refusal = CallError(ErrorCode.TOO_MANY_CALLS, "TooManyCalls",
+                                f"more than {self.limits.max_calls_in_flight} calls in flight")
+        elif _encoded_size([call.args, call.kwargs]) > self.limits.value_bytes:
+            refusal = CallError(ErrorCode.VALUE_TOO_LARGE, "ValueTooLarge",
+                                f"arguments exceed {self.limits.value_bytes} bytes")
+        if refusal is not None or binding is None:
+            self._send(Result(id=call.id, error=refusal))
+            return
+        task = asyncio.get_running_loop().create_task(self._serve(call, binding))
+        self._calls[call.id] = task
+        task.add_done_callback(lambda _: self._calls.pop(call.id, None))
+
+    async def _serve(self, call: Call, binding: HostBinding) -> None:
+        timeout = asyncio.timeout(self.limits.call_timeout)
+        try:
+            async with timeout:
+                value = await binding.invoke(call.args, call.kwargs)
+        except TimeoutError:
+            if not timeout.expired():
+                result = _binding_error(call.id, TimeoutError())
+            else:
+                result = Result(id=call.id, error=CallError(
+                    ErrorCode.CALL_TIMEOUT, "CallTimeout",
+                    f"{call.name}() did not finish within {self.limits.call_timeout:g} s"))
+        except Exception as exc:  # the binding's failure is the program's data
+            result = _binding_error(call.id, exc)
+        else:
+            result = self._result_for(call, value)
+        self._send(result)
+
+    def _result_for(self, call: Call, value: Any) -> Result:
+        try:
+            wire = to_wire(value, self.limits.max_depth)
+        except ValueModelError as exc:
+            return Result(id=call.id, error=CallError(
+                ErrorCode.INVALID_VALUE, "InvalidValue",
+                f"{call.name}() returned a value outside the value model: {exc}"))
+        if _encoded_size(wire) > self.limits.value_bytes:
+            return Result(id=call.id, error=CallError(
+                ErrorCode.VALUE_TOO_LARGE, "ValueTooLarge",
+                f"{call.name}() returned more than {self.limits.value_bytes} bytes"))
+        return Result(id=call.id, value=wire)
+
+    def _send(self, message: Message) -> None:
+        if self._channel is None or (self._finished and not isinstance(message, Cancel | Error)):
+            return
+        try:
+            data = self._conn.send(message)
+        except ProtocolError:
+            return  # e.g. RESULT racing the end of the run: nothing to say
+        self._channel.write(data)
+
+    # -- the result --------------------------------------------------------
+
+    def _result(self, ending: Ending, child: Child, wall_time: float, exit_code: int) -> RunResult:
+        child.drain_pipes()
+        assert self._channel is not None
+        return RunResult(
+            status=ending.status,
+            value=ending.value,
+            error=ending.error,
+            chunks=tuple(self._chunks),
+            limit=ending.limit,
+            raw_stdout=child.raw_stdout.text(),
+            raw_stderr=child.raw_stderr.text(),
+            stats=RunStats(
+                wall_time=wall_time,
+                calls=self._call_count,
+                bytes_in=self._channel.bytes_in,
+                bytes_out=self._channel.bytes_out,
+                output_truncated=self._output_truncated,
+                raw_output_truncated=child.raw_stdout.truncated or child.raw_stderr.truncated,
+                exit_code=exit_code,
+            ),
+        )
+
+
+def _binding_error(call_id: int, exc: BaseException) -> Result:
+    """Only the exception's class name and text cross: no host traceback (R-RESULT-3)."""
+    error = CallError(ErrorCode.BINDING_ERROR, type(exc).__name__, str(exc))
+    return Result(id=call_id, error=error)
+
+
+def _encoded_size(value: Any) -> int:
+    return len(encode_payload({"": value})) - 2  # minus the wrapping map's 2 bytes
+
+
+def _describe_exit(code: int) -> str:
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit status {code}"
+
+
+def _remove_tree(path: str) -> None:
+    """rmtree that also gets through directories the program made unreadable."""
+
+    def retry(function: Any, name: str, _exc: Any) -> None:
+        with contextlib.suppress(OSError):
+            os.chmod(os.path.dirname(name), stat.S_IRWXU)
+            os.chmod(name, stat.S_IRWXU)
+        with contextlib.suppress(OSError):
+            function(name)
+
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(path, onexc=retry)
+    else:
+        shutil.rmtree(path, onerror=retry)
