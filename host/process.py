@@ -89,7 +89,9 @@ class Child:
             self.signal_group(signal.SIGKILL)
             await asyncio.shield(self.exited)
         self.signal_group(signal.SIGKILL)  # stragglers: TERM-ignoring descendants
-        return self._reap()
+        code = self._reap()
+        await _until_group_dead(self.pid, grace)
+        return code
 
     def _reap(self) -> int:
         if not self._reaped:
@@ -192,6 +194,36 @@ def spawn(
         child._pipes[fd] = buffer
         loop.add_reader(fd, child._read_pipe, fd)
     return child
+
+
+def _live_members(pgid: int) -> bool:
+    """Whether any process of group ``pgid`` is still running (zombies left
+    to init do not count). Scans /proc: only called when a group outlives
+    its leader."""
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == pgid and fields[0] != b"Z":
+            return True
+    return False
+
+
+async def _until_group_dead(pgid: int, limit: float) -> None:
+    """After SIGKILL to the group: wait (up to ``limit``) until every member
+    has died, so a run never returns while a descendant still runs. The
+    usual case, an empty group, costs one kill(0)."""
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return
+    deadline = asyncio.get_running_loop().time() + limit
+    while _live_members(pgid) and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.005)
 
 
 def _on_exit(child: Child) -> None:

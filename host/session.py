@@ -145,8 +145,7 @@ class Session:
                 if code == -signal.SIGXCPU:
                     return Ending(Status.LIMIT, RunError(
                         "LimitExceeded", "the program used up its CPU time"), limit="cpu_seconds")
-                if not self._ending.done():
-                    return _crash(f"the guest exited ({_describe_exit(code)}) before finishing")
+                return _crash(f"the guest exited ({_describe_exit(code)}) before finishing")
         return self._ending.result()
 
     async def _shut_down(self, child: Child, ending: Ending) -> int:

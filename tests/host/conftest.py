@@ -1,0 +1,70 @@
+"""Host tests run real guests. After the whole session nothing may be left:
+no process started by a run, no descriptor, no work directory."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tether import Limits, RunResult, Runtime
+
+#: Programs that start processes of their own put this in their argv, so the
+#: leak check can find every one of them.
+MARKER = "tether-test-marker"
+
+
+def run(source: str, **kwargs: Any) -> RunResult:
+    runtime_kwargs = {k: kwargs.pop(k) for k in ("env",) if k in kwargs}
+
+    async def go() -> RunResult:
+        async with Runtime(**runtime_kwargs) as rt:
+            return await rt.run(source, **kwargs)
+
+    return asyncio.run(go())
+
+
+def quick(**changes: Any) -> Limits:
+    return Limits(**{"timeout": 10.0, "kill_grace": 0.2, **changes})
+
+
+def _processes_with(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if marker.encode() in cmdline and int(entry.name) != os.getpid():
+            found.append(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def nothing_leaks() -> Iterator[None]:
+    fds_before = set(os.listdir("/proc/self/fd"))
+    dirs_before = set(Path(tempfile.gettempdir()).glob("tether-run-*"))
+    yield
+    leaked_pids = [p for p in _processes_with(MARKER) + _processes_with("guest/python/main.py")
+                   if alive(p)]
+    assert not leaked_pids, f"processes left behind: {leaked_pids}"
+    fds_after = set(os.listdir("/proc/self/fd"))
+    assert len(fds_after - fds_before) == 0, f"descriptors leaked: {fds_after - fds_before}"
+    assert set(Path(tempfile.gettempdir()).glob("tether-run-*")) <= dirs_before
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # no child, not even a zombie
