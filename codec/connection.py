@@ -1,5 +1,5 @@
 """The sans-IO connection (spec §8): bytes in, messages out; messages in,
-bytes out. No sockets, no asyncio, no clocks.
+bytes out. No sockets, no asyncio, no clocks::
 
     conn = Connection(Role.HOST)
     conn.receive_data(data)

@@ -1,0 +1,134 @@
+"""tether benchmark: prints a table and writes bench/results.json.
+
+    make bench                    # or: .venv/bin/python bench/run.py [--repeat N]
+
+Every workload runs through the public API (``Runtime.run``) with a fresh
+guest per run. The baseline column does the same work by spawning
+``python -c`` by hand and reading its stdout, the way ad-hoc "run the
+model's code" helpers do; the ratio is tether's median over the baseline's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from tether import Limits, Runtime
+
+HERE = Path(__file__).resolve().parent
+
+
+async def echo(x: Any) -> Any:
+    return x
+
+
+WORKLOADS: dict[str, tuple[str, str]] = {
+    # name: (tether program, baseline python -c program)
+    "hello": ("print('hello')\nreturn 42", "print('hello'); print(42)"),
+    "100 sequential calls": (
+        "x = 0\nfor i in range(100):\n    x = await echo(i)\nreturn x",
+        "x = 0\nfor i in range(100):\n    x = i\nprint(x)",
+    ),
+    "100 concurrent calls": (
+        "import asyncio\nreturn len(await asyncio.gather(*(echo(i) for i in range(100))))",
+        "import asyncio\nasync def e(i): return i\n"
+        "async def m(): return await asyncio.gather(*(e(i) for i in range(100)))\n"
+        "print(len(asyncio.run(m())))",
+    ),
+    "1 MB string result": ("return 'x' * (1 << 20)", "print('x' * (1 << 20))"),
+    "10,000 small dicts": (
+        "return [{'id': i, 'name': f'item{i}', 'ok': True} for i in range(10_000)]",
+        "import json\nprint(json.dumps([{'id': i, 'name': f'item{i}', 'ok': True} "
+        "for i in range(10_000)]))",
+    ),
+    "CPU loop (sum of squares to 10^6)": (
+        "return sum(i * i for i in range(10**6))",
+        "print(sum(i * i for i in range(10**6)))",
+    ),
+}
+
+
+async def _timed(repeat: int, once: Callable[[], Awaitable[None]]) -> list[float]:
+    await once()  # warm the page cache and the host's imports
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        await once()
+        samples.append(time.perf_counter() - start)
+    return samples
+
+
+async def _baseline(code: str) -> None:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-I", "-S", "-c", code, stdout=asyncio.subprocess.PIPE,
+        stdin=asyncio.subprocess.DEVNULL, env={},
+    )
+    await proc.communicate()
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=20)
+    args = parser.parse_args()
+    rows: list[dict[str, Any]] = []
+    async with Runtime(limits=Limits(timeout=60)) as rt:
+        for name, (program, baseline) in WORKLOADS.items():
+            async def run_once(program: str = program) -> None:
+                result = await rt.run(program, bindings=[echo])
+                assert result.ok, result.error
+
+            ours = await _timed(args.repeat, run_once)
+            theirs = await _timed(args.repeat, lambda baseline=baseline: _baseline(baseline))
+            rows.append(_row(name, ours, theirs))
+
+        concurrent = 20
+
+        async def burst() -> None:
+            results = await asyncio.gather(*(rt.run("return 1") for _ in range(concurrent)))
+            assert all(r.ok for r in results)
+
+        async def baseline_burst() -> None:
+            await asyncio.gather(*(_baseline("print(1)") for _ in range(concurrent)))
+
+        ours = await _timed(max(3, args.repeat // 4), burst)
+        theirs = await _timed(max(3, args.repeat // 4), baseline_burst)
+        row = _row(f"{concurrent} concurrent runs", ours, theirs)
+        row["runs_per_s"] = concurrent / row["median_ms"] * 1000
+        rows.append(row)
+    _print(rows)
+    report = {"python": platform.python_version(), "machine": platform.machine(), "rows": rows}
+    (HERE / "results.json").write_text(json.dumps(report, indent=1) + "\n")
+
+
+def _row(name: str, ours: list[float], theirs: list[float]) -> dict[str, Any]:
+    median = statistics.median(ours) * 1000
+    base = statistics.median(theirs) * 1000
+    return {
+        "workload": name,
+        "median_ms": median,
+        "p90_ms": statistics.quantiles(ours, n=10)[-1] * 1000 if len(ours) > 1 else median,
+        "baseline_ms": base,
+        "ratio": median / base,
+    }
+
+
+def _print(rows: list[dict[str, Any]]) -> None:
+    header = f"{'workload':36} {'median ms':>10} {'p90 ms':>8} {'baseline ms':>12} {'ratio':>6}"
+    print(header)
+    print("-" * len(header))
+    for r in rows:
+        extra = f"  ({r['runs_per_s']:.0f} runs/s)" if "runs_per_s" in r else ""
+        print(f"{r['workload']:36} {r['median_ms']:10.1f} {r['p90_ms']:8.1f} "
+              f"{r['baseline_ms']:12.1f} {r['ratio']:6.2f}{extra}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
