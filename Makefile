@@ -26,7 +26,8 @@ vectors: $(STAMP)
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml guest/node/package-lock.json
 	test -x $(PY) || python3 -m venv .venv
 	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[dev,docs]"
+	npm ci --prefix guest/node --no-audit --no-fund --loglevel=error
 	touch $(STAMP)

@@ -1,12 +1,17 @@
-"""How to start the guest for each language: argv and environment.
+"""How to start the guest for each language: argv, environment and the
+resource limits the host applies to it.
 
-Computed once per process; the interpreter is exec'd by absolute path with an
-explicit environment (no PATH lookup, no version-manager shims, nothing of
-the host's environment unless the caller passes it).
+Interpreters are exec'd by absolute path with an explicit environment (no
+PATH lookup, no version-manager shims, nothing of the host's environment
+unless the caller passes it: an inherited NODE_OPTIONS or
+NODE_EXTRA_CA_CERTS would change or slow the guest).
 """
 
 from __future__ import annotations
 
+import contextlib
+import resource
+import shutil
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,13 +22,39 @@ import cbor2
 
 import tether
 
-LANGUAGES = ("python",)
+from .limits import Limits
+
+LANGUAGES = ("python", "javascript", "typescript")
+GUEST_DIR = Path(__file__).resolve().parent.parent / "guest"
+MiB = 1024 * 1024
 
 _BASE_ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
     "LANG": "C.UTF-8",
     "LC_ALL": "C.UTF-8",
 }
+
+
+class GuestUnavailable(RuntimeError):
+    """The interpreter or the guest's packages for a language are missing."""
+
+
+@dataclass(frozen=True, slots=True)
+class Interpreters:
+    """Absolute paths of the interpreters the guests run on."""
+
+    python: str = sys.executable
+    node: str | None = None
+
+    def node_path(self) -> str:
+        node = self.node or shutil.which("node")
+        if node is None:
+            raise GuestUnavailable("JavaScript/TypeScript need Node.js >= 20 on PATH "
+                                   "(or Runtime(node=...))")
+        if not (GUEST_DIR / "node" / "node_modules" / "cbor2").is_dir():
+            raise GuestUnavailable(f"the Node guest's packages are not installed: run "
+                                   f"`npm ci --prefix {GUEST_DIR / 'node'}`")
+        return str(Path(node).resolve())
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,15 +71,48 @@ def _python_paths() -> tuple[str, ...]:
 
 
 def guest_command(
-    language: str, workdir: str, *, python: str | None = None, env: Mapping[str, str] | None = None
+    language: str,
+    workdir: str,
+    limits: Limits,
+    interpreters: Interpreters,
+    env: Mapping[str, str] | None = None,
 ) -> GuestCommand:
-    if language != "python":
+    full_env = {**_BASE_ENV, "HOME": workdir, "TMPDIR": workdir, **(env or {})}
+    if language == "python":
+        argv = [interpreters.python, "-I", "-S", "-B", str(GUEST_DIR / "python" / "main.py"),
+                "--cwd", workdir]
+        for path in _python_paths():
+            argv += ["--path", path]
+    elif language in ("javascript", "typescript"):
+        argv = [interpreters.node_path(), "--disable-warning=ExperimentalWarning"]
+        if limits.memory_bytes is not None:
+            argv.append(f"--max-old-space-size={max(16, limits.memory_bytes // MiB)}")
+        argv += [str(GUEST_DIR / "node" / "main.mjs"), "--cwd", workdir]
+    else:
         raise ValueError(f"unsupported language {language!r}; tether runs: {', '.join(LANGUAGES)}")
-    shim = Path(__file__).resolve().parent.parent / "guest" / "python" / "main.py"
-    argv = [python or sys.executable, "-I", "-S", "-B", str(shim), "--cwd", workdir]
-    for path in _python_paths():
-        argv += ["--path", path]
-    full_env = {**_BASE_ENV, "HOME": workdir, "TMPDIR": workdir}
-    if env:
-        full_env.update(env)
     return GuestCommand(tuple(argv), full_env)
+
+
+def apply_rlimits(pid: int, language: str, limits: Limits) -> None:
+    """Lower the guest's rlimits from outside (prlimit), between its HELLO and
+    the RUN, so no program code runs unlimited even in a guest that cannot
+    limit itself. Node reserves far more address space than it uses, so it
+    gets no RLIMIT_AS; its heap is bounded by --max-old-space-size instead."""
+    wire = limits.wire()
+    wanted = {
+        resource.RLIMIT_CPU: wire.cpu_seconds,
+        resource.RLIMIT_NOFILE: wire.open_files,
+        resource.RLIMIT_FSIZE: wire.file_bytes,
+        resource.RLIMIT_NPROC: wire.processes,
+    }
+    if language == "python":
+        wanted[resource.RLIMIT_AS] = wire.memory_bytes
+    for which, value in wanted.items():
+        if value is None:
+            continue
+        hard = value + 1 if which == resource.RLIMIT_CPU else value  # SIGXCPU, then SIGKILL
+        with contextlib.suppress(OSError, ValueError):
+            current = resource.prlimit(pid, which)[1]
+            if current != resource.RLIM_INFINITY:
+                hard = min(hard, current)
+            resource.prlimit(pid, which, (min(value, hard), hard))

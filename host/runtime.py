@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Mapping
 from types import TracebackType
 
 from .bindings import BindingsArg, prepare_bindings
-from .guests import LANGUAGES
+from .guests import LANGUAGES, Interpreters
 from .limits import Limits
 from .result import RunResult
 from .session import Session
@@ -17,8 +18,9 @@ class Runtime:
     """Runs programs, each in a fresh guest process.
 
     ``limits`` are the defaults for every run; ``env`` adds variables to the
-    guest's otherwise empty environment; ``python`` is the interpreter the
-    Python guest runs on (default: this one). A Runtime is cheap; use it as
+    guest's otherwise empty environment; ``python`` and ``node`` are the
+    interpreters the guests run on (default: this Python, and ``node`` found
+    on PATH once). A Runtime is cheap; use it as
     an async context manager so that closing it ends runs still going
     (their result has status ``cancelled``)::
 
@@ -32,12 +34,13 @@ class Runtime:
         limits: Limits | None = None,
         env: Mapping[str, str] | None = None,
         python: str | None = None,
+        node: str | None = None,
     ) -> None:
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError("limits must be a tether.Limits")
         self.limits = limits or Limits()
         self._env = dict(env or {})
-        self._python = python
+        self._interpreters = Interpreters(python=python or sys.executable, node=node)
         self._sessions: dict[Session, asyncio.Future[None]] = {}
         self._closed = False
 
@@ -62,7 +65,7 @@ class Runtime:
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError("limits must be a tether.Limits")
         session = Session(source, language, prepare_bindings(bindings), limits or self.limits,
-                          python=self._python, env=self._env)
+                          interpreters=self._interpreters, env=self._env)
         ended = asyncio.get_running_loop().create_future()
         self._sessions[session] = ended
         try:

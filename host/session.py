@@ -46,7 +46,7 @@ from tether.codec import (
 
 from .bindings import HostBinding
 from .channel import Channel
-from .guests import guest_command
+from .guests import Interpreters, apply_rlimits, guest_command
 from .limits import Limits
 from .process import Child, spawn
 from .result import OutputChunk, RunError, RunResult, RunStats, Status
@@ -63,6 +63,10 @@ class Ending:
     killed_after_done: bool = False
 
 
+#: What V8 prints when --max-old-space-size is reached (the process then aborts).
+_HEAP_EXHAUSTED = ("JavaScript heap out of memory", "Reached heap limit")
+
+
 def _crash(message: str) -> Ending:
     return Ending(Status.CRASHED, RunError("GuestCrashed", message))
 
@@ -75,15 +79,16 @@ class Session:
         bindings: Mapping[str, HostBinding],
         limits: Limits,
         *,
-        python: str | None = None,
+        interpreters: Interpreters,
         env: Mapping[str, str] | None = None,
     ) -> None:
         self.source = source
         self.language = language
         self.bindings = bindings
         self.limits = limits
-        self._python = python
+        self._interpreters = interpreters
         self._env = env
+        self._child: Child | None = None
         self._conn = Connection(Role.HOST, max_frame_bytes=limits.frame_bytes,
                                 max_depth=limits.max_depth)
         self._channel: Channel | None = None
@@ -104,8 +109,10 @@ class Session:
         started = loop.time()
         ending = Ending(Status.CANCELLED, RunError("Cancelled", "the run was cancelled"))
         try:
-            command = guest_command(self.language, workdir, python=self._python, env=self._env)
-            child = spawn(command.argv, command.env, raw_output_bytes=self.limits.raw_output_bytes)
+            command = guest_command(self.language, workdir, self.limits, self._interpreters,
+                                    self._env)
+            child = self._child = spawn(command.argv, command.env,
+                                        raw_output_bytes=self.limits.raw_output_bytes)
             self._channel = Channel(child.channel, self._on_data, self._on_eof)
             try:
                 async with asyncio.timeout(self.limits.timeout):
@@ -145,6 +152,10 @@ class Session:
                 if code == -signal.SIGXCPU:
                     return Ending(Status.LIMIT, RunError(
                         "LimitExceeded", "the program used up its CPU time"), limit="cpu_seconds")
+                child.drain_pipes()
+                if any(marker in child.raw_stderr.text() for marker in _HEAP_EXHAUSTED):
+                    return Ending(Status.LIMIT, RunError(
+                        "LimitExceeded", "the program ran out of memory"), limit="memory_bytes")
                 return _crash(f"the guest exited ({_describe_exit(code)}) before finishing")
         return self._ending.result()
 
@@ -206,6 +217,8 @@ class Session:
         if self.language not in hello.languages:
             raise RemoteProtocolError(ErrorCode.LANGUAGE_UNSUPPORTED,
                                       f"the guest does not run {self.language!r}")
+        assert self._child is not None
+        apply_rlimits(self._child.pid, self.language, self.limits)
         self._send(Run(
             source=self.source,
             language=self.language,

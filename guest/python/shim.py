@@ -288,31 +288,6 @@ class Guest:
         return None
 
 
-def apply_limits(limits: RunLimits) -> None:
-    """Lower this process's rlimits (R-RUN-4); hard limits too, so the
-    program cannot raise them again."""
-    import resource
-
-    wanted = {
-        resource.RLIMIT_AS: limits.memory_bytes,
-        resource.RLIMIT_CPU: limits.cpu_seconds,
-        resource.RLIMIT_NOFILE: limits.open_files,
-        resource.RLIMIT_FSIZE: limits.file_bytes,
-        resource.RLIMIT_NPROC: limits.processes,
-    }
-    for which, value in wanted.items():
-        if value is None:
-            continue
-        hard = resource.getrlimit(which)[1]
-        new_hard = value if hard == resource.RLIM_INFINITY else min(hard, value)
-        if which == resource.RLIMIT_CPU and hard == resource.RLIM_INFINITY:
-            new_hard = value + 1  # SIGXCPU at the soft limit, SIGKILL one second later
-        with contextlib.suppress(ValueError, OSError):  # R-RUN-4 lets the guest skip it
-            resource.setrlimit(which, (min(value, new_hard), new_hard))
-    # Past file_bytes a write fails with EFBIG instead of killing the process.
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-
-
 def run_program(channel: Channel, run: Run) -> Done:
     guest = Guest(channel, run)
     names = {b.name: guest.make_binding(b.name) for b in run.bindings}
@@ -362,7 +337,9 @@ def main(cwd: str | None) -> None:
             raise ProtocolError(ErrorCode.UNEXPECTED_MESSAGE, f"expected RUN, got {run!r}")
         if run.language not in LANGUAGES:
             raise ProtocolError(ErrorCode.LANGUAGE_UNSUPPORTED, f"cannot run {run.language!r}")
-        apply_limits(run.limits)
+        # Past file_bytes (RLIMIT_FSIZE, set by the host) a write fails with
+        # EFBIG instead of killing the process.
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         done = run_program(channel, run)
         channel.send(done)
     except ProtocolError as exc:

@@ -29,6 +29,19 @@ def run(source: str, **kwargs: Any) -> RunResult:
     return asyncio.run(go())
 
 
+LANGUAGES = ["python", "javascript"]
+
+
+@pytest.fixture(params=LANGUAGES)
+def lang(request: pytest.FixtureRequest) -> str:
+    """Runs a test once per guest; the test picks its program with ``pick``."""
+    return str(request.param)
+
+
+def pick(lang: str, *, python: str, javascript: str) -> str:
+    return {"python": python, "javascript": javascript, "typescript": javascript}[lang]
+
+
 def quick(**changes: Any) -> Limits:
     return Limits(**{"timeout": 10.0, "kill_grace": 0.2, **changes})
 
@@ -60,8 +73,8 @@ def nothing_leaks() -> Iterator[None]:
     fds_before = set(os.listdir("/proc/self/fd"))
     dirs_before = set(Path(tempfile.gettempdir()).glob("tether-run-*"))
     yield
-    leaked_pids = [p for p in _processes_with(MARKER) + _processes_with("guest/python/main.py")
-                   if alive(p)]
+    guests = _processes_with("guest/python/main.py") + _processes_with("guest/node/main.mjs")
+    leaked_pids = [p for p in _processes_with(MARKER) + guests if alive(p)]
     assert not leaked_pids, f"processes left behind: {leaked_pids}"
     fds_after = set(os.listdir("/proc/self/fd"))
     assert len(fds_after - fds_before) == 0, f"descriptors leaked: {fds_after - fds_before}"

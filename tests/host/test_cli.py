@@ -78,3 +78,11 @@ def test_usage_errors_exit_2_with_one_line(args: list[str]) -> None:
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr.strip().count("\n") <= 1 or "usage:" in done.stderr
+
+
+def test_language_from_the_extension(tmp_path: Path) -> None:
+    program = tmp_path / "p.ts"
+    program.write_text("const n: number = 6 * 7\nconsole.log(n)\nreturn n")
+    done = tether("run", str(program), "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["value"] == 42

@@ -1,5 +1,5 @@
-"""Runs end to end, with real guest processes: values, output, bindings,
-errors and every status."""
+"""Runs end to end, with real guest processes: values, output, bindings and
+errors, once per guest language (``lang``), plus language-specific cases."""
 
 from __future__ import annotations
 
@@ -12,34 +12,38 @@ import pytest
 
 from tether import Limits, Runtime, Status
 
-from .conftest import quick, run
+from .conftest import pick, quick, run
 
 
-def test_hello() -> None:
-    result = run('print("hello")\nreturn 42')
+def test_hello(lang: str) -> None:
+    result = run(pick(lang, python='print("hello")\nreturn 42',
+                      javascript='console.log("hello")\nreturn 42'), language=lang)
     assert result.status is Status.OK
     assert result.value == 42
     assert result.output == "hello\n"
     assert result.error is None
-    assert result.stats.exit_code == 0
+    assert result.stats.exit_code in (0, -9)  # exited, or killed at once after DONE
 
 
-def test_falling_off_the_end_returns_none() -> None:
-    assert run("x = 1").value is None
+def test_falling_off_the_end_returns_none(lang: str) -> None:
+    assert run(pick(lang, python="x = 1", javascript="const x = 1"), language=lang).value is None
 
 
-def test_values_cross_both_ways() -> None:
-    value = {"n": [None, True, 2**70, -1.5, "é", b"\x00"], "nested": {"k": [[]]}}
+def test_values_cross_both_ways(lang: str) -> None:
+    value = {"n": [None, True, 2**70, -1.5, "é", b"\x00", 7], "nested": {"k": [[]]},
+             "__proto__": {"odd key": 1}}
 
     def echo(v: Any) -> Any:
         return v
 
-    result = run(f"return await echo({value!r})", bindings={"echo": echo})
+    source = pick(lang, python="v = await get()\nreturn await echo(v)",
+                  javascript="const v = await get()\nreturn await echo(v)")
+    result = run(source, language=lang, bindings={"echo": echo, "get": lambda: value})
     assert result.value == value
 
 
-def test_sync_and_async_bindings_with_keyword_arguments() -> None:
-    async def greet(name: str, *, punctuation: str = ".") -> str:
+def test_sync_and_async_bindings(lang: str) -> None:
+    async def greet(name: str, punctuation: str = ".") -> str:
         await asyncio.sleep(0)
         return f"hello {name}{punctuation}"
 
@@ -49,8 +53,9 @@ def test_sync_and_async_bindings_with_keyword_arguments() -> None:
         seen_threads.append(threading.current_thread().name)
         return a + b
 
-    result = run('return [await greet("bob", punctuation="!"), await add(2, b=3)]',
-                 bindings={"greet": greet, "add": add})
+    source = pick(lang, python='return [await greet("bob", punctuation="!"), await add(2, b=3)]',
+                  javascript='return [await greet("bob", "!"), await add(2, 3)]')
+    result = run(source, language=lang, bindings={"greet": greet, "add": add})
     assert result.value == ["hello bob!", 5]
     assert seen_threads and seen_threads[0] != threading.main_thread().name
 
@@ -62,94 +67,102 @@ def test_bindings_as_an_iterable_of_functions() -> None:
     assert run("return await double(21)", bindings=[double]).value == 42
 
 
-def test_sequential_calls() -> None:
+def test_sequential_calls(lang: str) -> None:
     async def inc(x: int) -> int:
         return x + 1
 
-    result = run("x = 0\nfor _ in range(100):\n    x = await inc(x)\nreturn x", bindings=[inc])
+    source = pick(lang, python="x = 0\nfor _ in range(100):\n    x = await inc(x)\nreturn x",
+                  javascript="let x = 0\nfor (let i = 0; i < 100; i++) x = await inc(x)\nreturn x")
+    result = run(source, language=lang, bindings=[inc])
     assert result.value == 100
     assert result.stats.calls == 100
 
 
-def test_100_concurrent_calls_run_concurrently() -> None:
-    active = 0
-    peak = 0
+CONCURRENT = {
+    "python": "import asyncio\nreturn len(await asyncio.gather(*(slow(i) for i in range(N))))",
+    "javascript": "return (await Promise.all([...Array(N).keys()].map((i) => slow(i)))).length",
+}
+
+
+def _tracking_binding() -> tuple[Any, list[int]]:
+    active = [0]
+    peak = [0]
 
     async def slow(i: int) -> int:
-        nonlocal active, peak
-        active += 1
-        peak = max(peak, active)
+        active[0] += 1
+        peak[0] = max(peak[0], active[0])
         await asyncio.sleep(0.05)
-        active -= 1
+        active[0] -= 1
         return i
 
-    source = "import asyncio\nreturn sum(await asyncio.gather(*(slow(i) for i in range(100))))"
-    result = run(source, bindings=[slow], limits=quick(max_calls_in_flight=100))
-    assert result.value == sum(range(100))
-    assert peak == 100
+    return slow, peak
 
 
-def test_calls_beyond_the_in_flight_limit_queue_in_the_guest() -> None:
-    active = 0
-    peak = 0
+def test_100_concurrent_calls_run_concurrently(lang: str) -> None:
+    slow, peak = _tracking_binding()
+    source = CONCURRENT[lang].replace("N", "100")
+    result = run(source, language=lang, bindings=[slow], limits=quick(max_calls_in_flight=100))
+    assert result.value == 100
+    assert peak[0] == 100
 
-    async def slow(i: int) -> int:
-        nonlocal active, peak
-        active += 1
-        peak = max(peak, active)
-        await asyncio.sleep(0.01)
-        active -= 1
-        return i
 
-    source = "import asyncio\nreturn len(await asyncio.gather(*(slow(i) for i in range(30))))"
-    result = run(source, bindings=[slow], limits=quick(max_calls_in_flight=3))
+def test_calls_beyond_the_in_flight_limit_queue_in_the_guest(lang: str) -> None:
+    slow, peak = _tracking_binding()
+    source = CONCURRENT[lang].replace("N", "30")
+    result = run(source, language=lang, bindings=[slow], limits=quick(max_calls_in_flight=3))
     assert result.value == 30
-    assert peak == 3
+    assert peak[0] == 3
 
 
-def test_binding_error_caught_by_the_program() -> None:
+def test_binding_error_caught_by_the_program(lang: str) -> None:
     def fail() -> None:
         raise KeyError("no such city")
 
-    source = """
-try:
-    await fail()
-except BindingError as e:
-    return [e.type, e.message, e.code, e.binding]
-"""
-    result = run(source, bindings=[fail])
-    assert result.value == ["KeyError", "'no such city'", 100, "fail"]
+    source = pick(
+        lang,
+        python="try:\n    await fail()\nexcept BindingError as e:\n"
+               "    return [e.type, e.message, e.code, e.binding]",
+        javascript="try { await fail() } catch (e) {\n"
+                   "  return [e instanceof BindingError && e.type, e.hostMessage, e.code, e.binding]\n}",
+    )
+    assert run(source, language=lang, bindings=[fail]).value == [
+        "KeyError", "'no such city'", 100, "fail"]
 
 
-def test_uncaught_binding_error_shows_no_host_internals() -> None:
+def test_uncaught_binding_error_shows_no_host_internals(lang: str) -> None:
     def fail() -> None:
         raise ValueError("bad query")
 
-    result = run("x = 1\nawait fail()", bindings=[fail])
+    result = run(pick(lang, python="x = 1\nawait fail()", javascript="const x = 1\nawait fail()"),
+                 language=lang, bindings=[fail])
     assert result.status is Status.ERROR
     assert result.error is not None
     assert result.error.type == "BindingError"
     assert result.error.message == "ValueError: bad query"
     assert result.error.line == 2
-    assert __file__ not in result.error.traceback
-    assert "shim.py" not in result.error.traceback
-    assert 'File "<program>", line 2' in result.error.traceback
+    for internal in (__file__, "shim.py", "main.mjs", "node:internal"):
+        assert internal not in result.error.traceback
 
 
-def test_program_error_traceback_has_only_program_frames() -> None:
-    source = "def f(x):\n    return 1 / x\n\nprint('before')\nf(0)\n"
-    result = run(source)
+def test_program_error_traceback_has_only_program_frames(lang: str) -> None:
+    source = pick(lang, python="def f(x):\n    return 1 / x.y\n\nprint('before')\nf(0)\n",
+                  javascript="function f(x) {\n  return 1 / x.y.z\n}\nconsole.log('before')\nf(0)\n")
+    result = run(source, language=lang)
     assert result.status is Status.ERROR
     assert result.error is not None
-    assert (result.error.type, result.error.message, result.error.line) == (
-        "ZeroDivisionError", "division by zero", 2)
-    frames = [ln for ln in result.error.traceback.splitlines() if ln.strip().startswith("File")]
-    assert frames == ['  File "<program>", line 5, in <module>', '  File "<program>", line 2, in f']
+    assert result.error.type == pick(lang, python="AttributeError", javascript="TypeError")
+    assert result.error.line == 2
+    frames = [ln.strip() for ln in result.error.traceback.splitlines()
+              if ln.strip().startswith(("File", "at "))]
+    assert frames == pick(lang, python=['File "<program>", line 5, in <module>',  # type: ignore[comparison-overlap]
+                                        'File "<program>", line 2, in f'],
+                          javascript=["at f (<program>:2:18)", "at <program>:5:1"])
     assert result.output == "before\n"
 
 
-def test_syntax_error() -> None:
-    result = run("x = 1\nreturn (\n")
+def test_syntax_error(lang: str) -> None:
+    result = run(pick(lang, python="x = 1\nreturn (\n", javascript="const x = 1\nreturn )\n"),
+                 language=lang)
     assert result.status is Status.ERROR
     assert result.error is not None
     assert result.error.type == "SyntaxError"
@@ -174,63 +187,78 @@ def test_module_semantics_for_globals() -> None:
     assert run(source).value == [2, 3]
 
 
-def test_stdout_and_stderr_interleave_in_order() -> None:
-    source = "import sys\nprint('a')\nprint('b', file=sys.stderr)\nprint('c')\n" \
-             "sys.stdout.write('d')"
-    result = run(source)
+def test_stdout_and_stderr_interleave_in_order(lang: str) -> None:
+    source = pick(lang,
+                  python="import sys\nprint('a')\nprint('b', file=sys.stderr)\nprint('c')\n"
+                         "sys.stdout.write('d')",
+                  javascript="console.log('a')\nconsole.error('b')\nconsole.log('c')\n"
+                             "process.stdout.write('d')")
+    result = run(source, language=lang)
     assert [(c.stream, c.text) for c in result.chunks] == [
         ("stdout", "a\n"), ("stderr", "b\n"), ("stdout", "c\n"), ("stdout", "d")]
     assert result.stdout == "a\nc\nd"
     assert result.stderr == "b\n"
 
 
-def test_output_before_a_call_arrives_before_it() -> None:
-    order: list[str] = []
-
+def test_output_before_a_call_arrives_before_it(lang: str) -> None:
     def mark() -> None:
-        order.append("call")
+        pass
 
-    result = run("print('x', end='')\nawait mark()\nprint('y')", bindings=[mark])
-    assert result.output == "xy\n"
+    source = pick(lang, python="print('x', end='')\nawait mark()\nprint('y')",
+                  javascript="process.stdout.write('x')\nawait mark()\nconsole.log('y')")
+    assert run(source, language=lang, bindings=[mark]).output == "xy\n"
 
 
-def test_raw_output_below_print_is_kept_apart() -> None:
-    result = run("import os\nos.write(1, b'raw out')\nos.write(2, b'raw err')\nprint('p')")
+def test_raw_output_below_print_is_kept_apart(lang: str) -> None:
+    source = pick(lang,
+                  python="import os\nos.write(1, b'raw out')\nos.write(2, b'raw err')\nprint('p')",
+                  javascript="const fs = require('fs')\nfs.writeSync(1, 'raw out')\n"
+                             "fs.writeSync(2, 'raw err')\nconsole.log('p')")
+    result = run(source, language=lang)
     assert result.output == "p\n"
     assert result.raw_stdout == "raw out"
     assert result.raw_stderr == "raw err"
 
 
-def test_return_value_outside_the_model_names_the_path() -> None:
-    result = run("import datetime\nreturn {'items': [1, {'when': datetime.date.today()}]}")
+def test_return_value_outside_the_model_names_the_path(lang: str) -> None:
+    source = pick(lang,
+                  python="import datetime\nreturn {'items': [1, {'when': datetime.date.today()}]}",
+                  javascript="return {items: [1, {when: new Date()}]}")
+    result = run(source, language=lang)
     assert result.status is Status.ERROR
     assert result.error is not None
     assert result.error.type == "TypeError"
     assert "$.items[1].when" in result.error.message
 
 
-def test_argument_outside_the_model_raises_at_the_call() -> None:
+def test_argument_outside_the_model_raises_at_the_call(lang: str) -> None:
     def f(x: Any) -> None:
         raise AssertionError("never called")
 
-    result = run("try:\n    await f({1, 2})\nexcept TypeError as e:\n    return str(e)",
-                 bindings=[f])
-    assert result.value == "f() argument 1: $: set is outside the value model"
+    source = pick(lang, python="try:\n    await f({1, 2})\nexcept TypeError as e:\n    return str(e)",
+                  javascript="try { await f(new Set([1])) } catch (e) { return e.message }")
+    result = run(source, language=lang, bindings=[f])
+    kind = pick(lang, python="set", javascript="Set")
+    assert result.value == f"f() argument 1: $: {kind} is outside the value model"
 
 
-def test_binding_result_outside_the_model_is_an_error_for_the_program() -> None:
+def test_binding_result_outside_the_model_is_an_error_for_the_program(lang: str) -> None:
     def f() -> Any:
         return object()
 
-    result = run("try:\n    await f()\nexcept BindingError as e:\n    return [e.type, e.code]",
-                 bindings=[f])
-    assert result.value == ["InvalidValue", 102]
+    source = pick(lang,
+                  python="try:\n    await f()\nexcept BindingError as e:\n    return [e.type, e.code]",
+                  javascript="try { await f() } catch (e) { return [e.type, e.code] }")
+    assert run(source, language=lang, bindings=[f]).value == ["InvalidValue", 102]
 
 
-def test_the_environment_is_scrubbed_and_the_cwd_private() -> None:
-    result = run("import os\nreturn [sorted(os.environ), os.getcwd() == os.environ['HOME'], "
-                 "os.listdir('.')]", env={"EXTRA": "1"})
-    names, cwd_is_home, listing = result.value  # type: ignore[misc]
+def test_the_environment_is_scrubbed_and_the_cwd_private(lang: str) -> None:
+    source = pick(lang,
+                  python="import os\nreturn [sorted(os.environ), os.getcwd() == os.environ['HOME'], "
+                         "os.listdir('.')]",
+                  javascript="return [Object.keys(process.env).sort(), "
+                             "process.cwd() === process.env.HOME, require('fs').readdirSync('.')]")
+    names, cwd_is_home, listing = run(source, language=lang, env={"EXTRA": "1"}).value  # type: ignore[misc]
     assert names == ["EXTRA", "HOME", "LANG", "LC_ALL", "PATH", "TMPDIR"]
     assert cwd_is_home and listing == []
 
@@ -250,14 +278,18 @@ def test_no_state_carries_between_runs() -> None:
 def test_runs_in_parallel_are_independent() -> None:
     async def go() -> list[Any]:
         async with Runtime() as rt:
-            results = await asyncio.gather(*(rt.run(f"return {i}") for i in range(10)))
+            results = await asyncio.gather(
+                *(rt.run(f"return {i}", language=("python", "javascript")[i % 2])
+                  for i in range(10)))
             return [r.value for r in results]
 
     assert asyncio.run(go()) == list(range(10))
 
 
-def test_stdin_is_closed() -> None:
-    assert run("import sys\nreturn sys.__stdin__.read()").value == ""
+def test_stdin_is_closed(lang: str) -> None:
+    source = pick(lang, python="import sys\nreturn sys.__stdin__.read()",
+                  javascript="return require('fs').readFileSync(0, 'utf8')")
+    assert run(source, language=lang).value == ""
 
 
 def test_misuse_of_the_api_raises() -> None:
@@ -281,3 +313,80 @@ def test_a_slow_sync_binding_does_not_block_the_loop() -> None:
 
     source = "import asyncio\nreturn await asyncio.gather(slow(), fast())"
     assert run(source, bindings=[slow, fast]).value == ["done", "fast"]
+
+
+# -- JavaScript and TypeScript specifics ---------------------------------------
+
+
+def test_typescript_types_are_stripped_and_lines_kept() -> None:
+    async def add(a: int, b: int) -> int:
+        return a + b
+
+    source = "interface P { x: number }\nconst p: P = { x: await add(1, 2) }\n" \
+             "function f(n: number): number {\n  throw new Error(`bad ${n}`)\n}\n" \
+             "if (p.x === 3) f(p.x as number)\n"
+    result = run(source, language="typescript", bindings=[add])
+    assert result.error is not None
+    assert (result.error.type, result.error.message, result.error.line) == ("Error", "bad 3", 4)
+
+
+def test_typescript_that_cannot_be_stripped_names_the_construct() -> None:
+    result = run("const a = 1\nenum Color { Red }\nreturn a", language="typescript")
+    assert result.status is Status.ERROR
+    assert result.error is not None
+    assert result.error.type == "SyntaxError"
+    assert "enum" in result.error.message and result.error.line == 2
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("undefined", None),
+        ("{a: undefined, b: [undefined]}", {"b": [None]}),
+        ("2n ** 70n", 2**70),
+        ("2 ** 60", float(2**60)),
+        ("-0", -0.0),
+        ("new Uint8Array([1, 2])", b"\x01\x02"),
+        ("Buffer.from('hi')", b"hi"),
+        ("new Map([['k', 1]])", {"k": 1}),
+        ("Object.assign(Object.create(null), {k: 2})", {"k": 2}),
+    ],
+)
+def test_javascript_value_mapping(expression: str, expected: Any) -> None:
+    result = run(f"return {expression}", language="javascript")
+    assert result.status is Status.OK, result.error
+    assert result.value == expected
+    assert type(result.value) is type(expected)
+
+
+@pytest.mark.parametrize(
+    ("expression", "path"),
+    [
+        ("{when: new Date()}", "$.when: Date"),
+        ("[1, () => 1]", "$[1]: function"),
+        ("new (class Point {})()", "$: Point"),
+        ("new Map([[1, 2]])", "$: map key 1"),
+        ("(() => { const a = {}; a.self = a; return a })()", "$.self: cycle"),
+        ("new Float32Array(2)", "$: Float32Array"),
+        ("Symbol('s')", "$: symbol"),
+    ],
+)
+def test_javascript_values_outside_the_model(expression: str, path: str) -> None:
+    result = run(f"return {expression}", language="javascript")
+    assert result.status is Status.ERROR
+    assert result.error is not None and path in result.error.message
+
+
+def test_javascript_decodes_big_integers_as_bigint() -> None:
+    def big() -> list[int]:
+        return [2**53 - 1, 2**53, 2**70]
+
+    source = "return (await big()).map((n) => typeof n)"
+    assert run(source, language="javascript", bindings=[big]).value == [
+        "number", "bigint", "bigint"]
+
+
+def test_javascript_program_cannot_import_the_guests_packages() -> None:
+    result = run("await import('cbor2')", language="javascript")
+    assert result.status is Status.ERROR
+    assert result.error is not None and "cbor2" in result.error.message

@@ -1,0 +1,376 @@
+// tether wire codec for JavaScript (spec §4-§9): frames, strict CBOR
+// payloads, message schemas and the guest's side of the state table.
+// Sans-IO: bytes in, messages out; messages in, bytes out.
+
+import { decode, encode, cdeEncodeOptions, getEncoded, Tag } from 'cbor2';
+import { sortCoreDeterministic } from 'cbor2/sorts';
+
+export const MAGIC = [0x54, 0x48];
+export const VERSION = 1;
+export const HEADER_SIZE = 10;
+export const PROTOCOL_VERSION = 1;
+export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_MAX_DEPTH = 64;
+export const ENVELOPE_DEPTH = 2;
+export const MAX_CALL_ID = 2 ** 53 - 1;
+
+export const TYPES = Object.freeze({
+  HELLO: 1, RUN: 2, CALL: 3, RESULT: 4, OUTPUT: 5, DONE: 6, CANCEL: 7, ERROR: 8,
+});
+const TYPE_NAMES = Object.fromEntries(Object.entries(TYPES).map(([k, v]) => [v, k]));
+
+export const CODES = Object.freeze({
+  FRAME_MALFORMED: 1, UNSUPPORTED_VERSION: 2, UNKNOWN_TYPE: 3, FRAME_TOO_LARGE: 4,
+  MALFORMED_PAYLOAD: 5, INVALID_MESSAGE: 6, UNEXPECTED_MESSAGE: 7, INVALID_CALL_ID: 8,
+  TRUNCATED: 9, LANGUAGE_UNSUPPORTED: 10, INTERNAL_ERROR: 11,
+  BINDING_ERROR: 100, UNKNOWN_BINDING: 101, INVALID_VALUE: 102, VALUE_TOO_LARGE: 103,
+  TOO_MANY_CALLS: 104, CALL_TIMEOUT: 105, CANCELLED: 106,
+});
+const CODE_NAMES = Object.fromEntries(Object.entries(CODES).map(([k, v]) => [v, k]));
+
+/** A protocol violation; `code` is the ERROR frame's code (spec §9). */
+export class ProtocolError extends Error {
+  constructor(code, message) {
+    super(`${CODE_NAMES[code]}: ${message}`);
+    this.name = 'ProtocolError';
+    this.code = code;
+    this.detail = message;
+  }
+}
+
+// ---- frames (spec §4) ------------------------------------------------------
+
+export function encodeFrame(type, payload) {
+  const frame = new Uint8Array(HEADER_SIZE + payload.length);
+  const view = new DataView(frame.buffer);
+  frame.set(MAGIC, 0);
+  frame[2] = VERSION;
+  frame[3] = type;
+  view.setUint16(4, 0);
+  view.setUint32(6, payload.length);
+  frame.set(payload, HEADER_SIZE);
+  return frame;
+}
+
+/** Incremental decoder: push(bytes), then next() until it returns null. */
+export class FrameDecoder {
+  constructor(maxFrameBytes = DEFAULT_MAX_FRAME_BYTES) {
+    this.maxFrameBytes = maxFrameBytes;
+    this.chunks = [];
+    this.length = 0;
+    this.pending = null; // [type, length] once a header passed its checks
+  }
+
+  push(bytes) {
+    if (bytes.length) {
+      this.chunks.push(bytes);
+      this.length += bytes.length;
+    }
+  }
+
+  take(n) {
+    const out = new Uint8Array(n);
+    let filled = 0;
+    while (filled < n) {
+      const head = this.chunks[0];
+      const used = Math.min(head.length, n - filled);
+      out.set(head.subarray(0, used), filled);
+      filled += used;
+      if (used === head.length) this.chunks.shift();
+      else this.chunks[0] = head.subarray(used);
+    }
+    this.length -= n;
+    return out;
+  }
+
+  next() {
+    if (this.pending === null) {
+      if (this.length < HEADER_SIZE) return null;
+      this.pending = checkHeader(this.take(HEADER_SIZE), this.maxFrameBytes);
+    }
+    const [type, length] = this.pending;
+    if (this.length < length) return null;
+    this.pending = null;
+    return { type, payload: this.take(length) };
+  }
+
+  checkEof() {
+    if (this.pending !== null || this.length > 0) {
+      throw new ProtocolError(CODES.TRUNCATED, `stream ended inside a frame`);
+    }
+  }
+}
+
+export function checkHeader(header, maxFrameBytes) {
+  const view = new DataView(header.buffer, header.byteOffset, HEADER_SIZE);
+  if (header[0] !== MAGIC[0] || header[1] !== MAGIC[1]) {
+    throw new ProtocolError(CODES.FRAME_MALFORMED, 'bad magic');
+  }
+  if (header[2] !== VERSION) {
+    throw new ProtocolError(CODES.UNSUPPORTED_VERSION, `frame version ${header[2]}`);
+  }
+  if (view.getUint16(4) !== 0) {
+    throw new ProtocolError(CODES.FRAME_MALFORMED, 'reserved flags set');
+  }
+  const length = view.getUint32(6);
+  if (length > maxFrameBytes) {
+    throw new ProtocolError(CODES.FRAME_TOO_LARGE,
+      `declared payload of ${length} bytes exceeds the ceiling of ${maxFrameBytes}`);
+  }
+  const type = header[3];
+  if (type < 0x80 && !(type in TYPE_NAMES)) {
+    throw new ProtocolError(CODES.UNKNOWN_TYPE, `reserved frame type ${type}`);
+  }
+  return [type, length];
+}
+
+// ---- payloads (spec §5) -------------------------------------------------------
+
+const DECODE_OPTIONS = {
+  rejectStreaming: true, // definite lengths only
+  requirePreferred: true, // shortest integers and lengths
+  sortKeys: sortCoreDeterministic, // keys in RFC 8949 §4.2.1 order, none twice
+  rejectDuplicateKeys: true,
+  rejectLongLoundNaN: true, // NaN only as f97e00
+  rejectSimple: true,
+  rejectUndefined: true,
+  ignoreGlobalTags: true, // every tag decodes to a Tag; only 2 and 3 survive
+  // Boxed items keep their encoding, so a float's width can be checked below
+  // (the library's own check also refuses integral floats such as 1.0, which
+  // the value model allows).
+  boxed: true,
+};
+const ENCODE_OPTIONS = { ...cdeEncodeOptions };
+const MAX_UINT64 = 2n ** 64n - 1n;
+
+/** One strict CBOR item → wire value (Maps for maps, bigint/number for ints). */
+export function decodePayload(payload, maxDepth = DEFAULT_MAX_DEPTH + ENVELOPE_DEPTH) {
+  let item;
+  try {
+    // cbor2's own depth count also counts some scalars: it is only a safety
+    // net here; checkWire applies the spec's exact bound.
+    item = decode(payload, { ...DECODE_OPTIONS, maxDepth: 2 * maxDepth + 2 });
+  } catch (err) {
+    throw new ProtocolError(CODES.MALFORMED_PAYLOAD, err.message);
+  }
+  return checkWire(item, '$', maxDepth);
+}
+
+/** Unbox a decoded item, checking what the decoder options cannot. */
+function checkWire(value, path, depthLeft) {
+  if (value === null || typeof value === 'boolean') return value;
+  if (value instanceof Number) {
+    const encoded = getEncoded(value);
+    const number = value.valueOf();
+    if (encoded[0] >> 5 === 7 && encoded.length !== floatSize(number)) {
+      throw new ProtocolError(CODES.MALFORMED_PAYLOAD, `${path}: float ${number} not in its shortest form`);
+    }
+    return number;
+  }
+  if (value instanceof String || value instanceof BigInt) return value.valueOf();
+  if (value instanceof Uint8Array) return value;
+  if ((Array.isArray(value) || value instanceof Map) && depthLeft <= 0) {
+    throw new ProtocolError(CODES.MALFORMED_PAYLOAD, `${path}: nested too deeply`);
+  }
+  if (Array.isArray(value)) return value.map((item, i) => checkWire(item, `${path}[${i}]`, depthLeft - 1));
+  if (value instanceof Map) {
+    const out = new Map();
+    for (const [key, item] of value) {
+      if (!(key instanceof String)) {
+        throw new ProtocolError(CODES.MALFORMED_PAYLOAD, `${path}: map key is not text`);
+      }
+      out.set(key.valueOf(), checkWire(item, `${path}.${key}`, depthLeft - 1));
+    }
+    return out;
+  }
+  if (value instanceof Tag && (value.tag === 2 || value.tag === 3)
+      && value.contents instanceof Uint8Array) {
+    return bignum(value, path);
+  }
+  const what = value instanceof Tag ? `tag ${value.tag}` : typeof value;
+  throw new ProtocolError(CODES.MALFORMED_PAYLOAD, `${path}: ${what} is not allowed`);
+}
+
+/** Bytes of the shortest IEEE 754 encoding (f16, f32, f64) holding `n` exactly. */
+function floatSize(n) {
+  if (Number.isNaN(n) || n === 0 || !Number.isFinite(n)) return 3;
+  if (Math.fround(n) !== n) return 9;
+  const magnitude = Math.abs(n);
+  if (magnitude <= 65504 && magnitude >= 2 ** -24) {
+    const exponent = Math.max(Math.floor(Math.log2(magnitude)), -14);
+    if (Number.isInteger(magnitude * 2 ** (10 - exponent))) return 3;
+  }
+  return 5;
+}
+
+function bignum(tag, path) {
+  const bytes = tag.contents;
+  if (bytes.length === 0 || bytes[0] === 0) {
+    throw new ProtocolError(CODES.MALFORMED_PAYLOAD, `${path}: bignum with a leading zero`);
+  }
+  const magnitude = BigInt(`0x${Buffer.from(bytes).toString('hex')}`);
+  if (magnitude <= MAX_UINT64) {
+    throw new ProtocolError(CODES.MALFORMED_PAYLOAD, `${path}: bignum fits in 64 bits`);
+  }
+  return tag.tag === 2 ? magnitude : -1n - magnitude;
+}
+
+export function encodePayload(item) {
+  return encode(item, ENCODE_OPTIONS);
+}
+
+// ---- messages (spec §7, tether.cddl) ---------------------------------------------
+
+function invalid(message) {
+  return new ProtocolError(CODES.INVALID_MESSAGE, message);
+}
+
+class Fields {
+  constructor(map, what) {
+    if (!(map instanceof Map)) throw invalid(`${what} payload is not a map`);
+    this.map = map;
+    this.what = what;
+    this.seen = new Set();
+  }
+
+  has(key) {
+    return this.map.has(key);
+  }
+
+  get(key, check, kind, optional = false) {
+    this.seen.add(key);
+    if (!this.map.has(key)) {
+      if (optional) return undefined;
+      throw invalid(`${this.what} lacks "${key}"`);
+    }
+    const value = this.map.get(key);
+    if (!check(value)) throw invalid(`${this.what}.${key} must be ${kind}`);
+    return value;
+  }
+
+  text(key, optional = false) {
+    return this.get(key, (v) => typeof v === 'string', 'text', optional);
+  }
+
+  uint(key, { min = 0, max = MAX_UINT64, optional = false } = {}) {
+    const value = this.get(key, (v) => typeof v === 'number' || typeof v === 'bigint',
+      'an integer', optional);
+    if (value === undefined) return undefined;
+    const big = BigInt(value);
+    if (big < BigInt(min) || big > BigInt(max)) throw invalid(`${this.what}.${key} out of range`);
+    return value;
+  }
+
+  texts(key, nonEmpty = false) {
+    const value = this.get(key, (v) => Array.isArray(v) && v.every((s) => typeof s === 'string'),
+      'an array of text');
+    if (nonEmpty && value.length === 0) throw invalid(`${this.what}.${key} must not be empty`);
+    return value;
+  }
+
+  any(key) {
+    return this.get(key, () => true, 'a value');
+  }
+
+  done() {
+    for (const key of this.map.keys()) {
+      if (!this.seen.has(key)) throw invalid(`${this.what} has unknown key "${key}"`);
+    }
+  }
+}
+
+const BINDING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const LIMIT_FIELDS = ['output_bytes', 'value_bytes', 'frame_bytes', 'max_depth',
+  'max_calls_in_flight'];
+const RESOURCE_FIELDS = ['memory_bytes', 'cpu_seconds', 'open_files', 'file_bytes', 'processes'];
+
+function callError(map, what, fatal) {
+  const f = new Fields(map, what);
+  const code = f.uint('code');
+  const type = fatal ? undefined : f.text('type');
+  const message = f.text('message');
+  f.done();
+  const known = CODE_NAMES[code] !== undefined && (Number(code) < 100) === fatal;
+  if (!known) throw invalid(`${what}.code ${code} is not a ${fatal ? 'connection' : 'call'} code`);
+  return fatal ? { code: Number(code), message } : { code: Number(code), type, message };
+}
+
+const PARSERS = {
+  [TYPES.HELLO](f) {
+    return { protocol: f.uint('protocol'), implementation: f.text('implementation'),
+      languages: f.texts('languages', true), capabilities: f.texts('capabilities') };
+  },
+  [TYPES.RUN](f) {
+    const bindings = f.get('bindings', Array.isArray, 'an array').map((b) => {
+      const g = new Fields(b, 'RUN.bindings[]');
+      const binding = { name: g.text('name'), signature: g.text('signature', true),
+        doc: g.text('doc', true) };
+      g.done();
+      if (!BINDING_NAME.test(binding.name)) throw invalid(`binding name ${binding.name}`);
+      return binding;
+    });
+    if (new Set(bindings.map((b) => b.name)).size !== bindings.length) {
+      throw invalid('RUN.bindings repeats a name');
+    }
+    const g = new Fields(f.get('limits', (v) => v instanceof Map, 'a map'), 'RUN.limits');
+    const limits = {};
+    for (const k of LIMIT_FIELDS) limits[k] = Number(g.uint(k));
+    for (const k of RESOURCE_FIELDS) {
+      const v = g.uint(k, { optional: true });
+      if (v !== undefined) limits[k] = Number(v);
+    }
+    g.done();
+    if (limits.frame_bytes < 65536 || limits.frame_bytes > 2 ** 32 - 1
+        || limits.max_depth < 16 || limits.max_depth > 512 || limits.value_bytes < 1
+        || limits.value_bytes > limits.frame_bytes - 1024 || limits.max_calls_in_flight < 1) {
+      throw invalid('RUN.limits outside the allowed ranges');
+    }
+    return { source: f.text('source'), language: f.text('language'), bindings, limits };
+  },
+  [TYPES.CALL](f) {
+    return { id: f.uint('id', { min: 1, max: MAX_CALL_ID }), name: f.text('name'),
+      args: f.get('args', Array.isArray, 'an array'),
+      kwargs: f.get('kwargs', (v) => v instanceof Map, 'a map') };
+  },
+  [TYPES.RESULT](f) {
+    const id = f.uint('id', { min: 1, max: MAX_CALL_ID });
+    if (f.has('value') === f.has('error')) throw invalid('RESULT needs value or error');
+    if (f.has('error')) return { id, error: callError(f.any('error'), 'RESULT.error', false) };
+    return { id, value: f.any('value') };
+  },
+  [TYPES.OUTPUT](f) {
+    const stream = f.text('stream');
+    if (stream !== 'stdout' && stream !== 'stderr') throw invalid(`OUTPUT.stream ${stream}`);
+    return { stream, text: f.text('text') };
+  },
+  [TYPES.DONE](f) {
+    if (f.has('value') === f.has('error')) throw invalid('DONE needs value or error');
+    if (f.has('value')) return { value: f.any('value') };
+    const g = new Fields(f.any('error'), 'DONE.error');
+    const error = { type: g.text('type'), message: g.text('message'),
+      traceback: g.text('traceback'), line: g.uint('line', { optional: true }),
+      code: g.uint('code', { optional: true }) };
+    g.done();
+    return { error };
+  },
+  [TYPES.CANCEL](f) {
+    return { reason: f.text('reason') };
+  },
+  [TYPES.ERROR](f) {
+    return callError(f.map, 'ERROR', true);
+  },
+};
+
+/** Frame → {type, name, body}; raises ProtocolError (MALFORMED_PAYLOAD / INVALID_MESSAGE). */
+export function decodeMessage(frame, maxDepth = DEFAULT_MAX_DEPTH) {
+  const envelope = decodePayload(frame.payload, maxDepth + ENVELOPE_DEPTH);
+  const fields = new Fields(envelope, TYPE_NAMES[frame.type]);
+  const body = PARSERS[frame.type](fields);
+  if (frame.type !== TYPES.ERROR) fields.done();
+  return { type: frame.type, name: TYPE_NAMES[frame.type], body };
+}
+
+/** Message body (plain JS, Maps for wire maps) → frame bytes. */
+export function encodeMessage(type, body) {
+  return encodeFrame(type, encodePayload(body));
+}

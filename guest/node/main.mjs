@@ -1,0 +1,319 @@
+// tether's Node.js guest: runs one JavaScript or TypeScript program and
+// speaks the tether protocol on fd 3 (spec §7, guest role).
+//
+//   node --disable-warning=ExperimentalWarning main.mjs --cwd DIR
+//
+// The program is the body of an async function: top-level await, `return x`,
+// each binding an async function in scope. console.* and
+// process.stdout/stderr.write become OUTPUT frames. Frames are written
+// synchronously, so nothing printed is lost if the program then blocks the
+// event loop; reads come through the event loop.
+
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import vm from 'node:vm';
+import { createRequire } from 'node:module';
+import {
+  CODES, TYPES, DEFAULT_MAX_DEPTH, FrameDecoder, ProtocolError, decodeMessage, encodeMessage,
+  encodePayload,
+} from './codec.mjs';
+import { ValueModelError, fromWire, toWire } from './values.mjs';
+
+const CHANNEL_FD = 3;
+const LANGUAGES = ['javascript', 'typescript'];
+const FILENAME = '<program>';
+const OUTPUT_CHUNK = 16 * 1024; // characters per OUTPUT frame
+const VERSION = JSON.parse(fs.readFileSync(new URL('./package.json', import.meta.url))).version;
+
+/** A binding call that failed on the host: `type`, `message`, `code` as sent. */
+class BindingError extends Error {
+  constructor(binding, error) {
+    super(error.message ? `${error.type}: ${error.message}` : error.type);
+    this.name = 'BindingError';
+    this.binding = binding;
+    this.type = error.type;
+    this.code = error.code;
+    this.hostMessage = error.message;
+  }
+}
+
+// ---- fd 3 --------------------------------------------------------------------
+
+const nap = new Int32Array(new SharedArrayBuffer(4));
+
+function writeAll(bytes) {
+  let offset = 0;
+  while (offset < bytes.length) {
+    try {
+      offset += fs.writeSync(CHANNEL_FD, bytes, offset);
+    } catch (err) {
+      if (err.code !== 'EAGAIN') throw err;
+      Atomics.wait(nap, 0, 0, 1); // the host is draining; try again shortly
+    }
+  }
+}
+
+const state = {
+  phase: 'AWAIT_RUN', // then RUNNING, FINISHED (spec §8)
+  lastCallId: 0,
+  inFlight: new Map(), // call id -> {resolve}: settled with the RESULT's body
+  waiting: [], // calls queued beyond max_calls_in_flight
+  limits: null,
+  decoder: new FrameDecoder(),
+  outputBudget: 0,
+};
+
+function send(type, body) {
+  writeAll(encodeMessage(type, body));
+}
+
+function fail(err) {
+  try {
+    send(TYPES.ERROR, { code: err.code ?? CODES.INTERNAL_ERROR, message: String(err.detail ?? err.message) });
+  } catch {
+    // the host is gone
+  }
+  process.exit(1);
+}
+
+function onData(chunk) {
+  try {
+    state.decoder.push(chunk);
+    for (let frame = state.decoder.next(); frame !== null; frame = state.decoder.next()) {
+      if (frame.type >= 0x80) continue; // no extension negotiated (R-FRAME-7)
+      onMessage(decodeMessage(frame, state.limits?.max_depth ?? DEFAULT_MAX_DEPTH));
+    }
+  } catch (err) {
+    fail(err instanceof ProtocolError ? err : new ProtocolError(CODES.INTERNAL_ERROR, err.message));
+  }
+}
+
+function onEof() {
+  try {
+    state.decoder.checkEof();
+  } catch (err) {
+    fail(err);
+  }
+  cancel('the host closed the connection'); // R-TRANS-4
+}
+
+function onMessage({ type, name, body }) {
+  if (type === TYPES.RUN && state.phase === 'AWAIT_RUN') {
+    start(body);
+  } else if (type === TYPES.RESULT && state.phase !== 'AWAIT_RUN') {
+    const call = state.inFlight.get(Number(body.id));
+    if (call === undefined) {
+      throw new ProtocolError(CODES.INVALID_CALL_ID, `RESULT for unknown call ${body.id}`);
+    }
+    state.inFlight.delete(Number(body.id));
+    if (state.phase === 'FINISHED') return; // late result (R-STATE-4)
+    call.resolve(body);
+    const next = state.waiting.shift();
+    if (next) next();
+  } else if (type === TYPES.CANCEL && state.phase !== 'AWAIT_RUN') {
+    cancel(body.reason);
+  } else if (type === TYPES.ERROR) {
+    process.exit(1); // R-ERR-2
+  } else {
+    throw new ProtocolError(CODES.UNEXPECTED_MESSAGE, `${name} in state ${state.phase}`);
+  }
+}
+
+// ---- output ------------------------------------------------------------------
+
+function output(stream, text) {
+  if (state.phase !== 'RUNNING' || state.outputBudget < 0) return; // R-OUTPUT-3
+  const clean = text.toWellFormed(); // lone surrogates become U+FFFD (R-OUTPUT-2)
+  let start = 0;
+  while (start < clean.length && state.outputBudget >= 0) {
+    let end = Math.min(start + OUTPUT_CHUNK, clean.length);
+    const code = clean.charCodeAt(end - 1);
+    if (end < clean.length && code >= 0xd800 && code <= 0xdbff) end += 1; // keep the pair
+    const piece = clean.slice(start, end);
+    state.outputBudget -= Buffer.byteLength(piece);
+    send(TYPES.OUTPUT, { stream, text: piece });
+    start = end;
+  }
+}
+
+function captureOutput() {
+  for (const [stream, target] of [['stdout', process.stdout], ['stderr', process.stderr]]) {
+    target.write = (chunk, encoding, callback) => {
+      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      output(stream, text);
+      const done = typeof encoding === 'function' ? encoding : callback;
+      if (typeof done === 'function') process.nextTick(done);
+      return true;
+    };
+  }
+}
+
+// ---- binding calls ------------------------------------------------------------
+
+function makeBinding(name) {
+  const binding = async (...args) => call(name, args);
+  Object.defineProperty(binding, 'name', { value: name });
+  return binding;
+}
+
+async function call(name, args) {
+  const { max_depth: depth, value_bytes: maxBytes, max_calls_in_flight: maxCalls } = state.limits;
+  const wireArgs = args.map((arg, i) => {
+    try {
+      return toWire(arg, depth);
+    } catch (err) {
+      if (err instanceof ValueModelError) throw new TypeError(`${name}() argument ${i + 1}: ${err.message}`);
+      throw err;
+    }
+  });
+  const size = encodePayload([wireArgs, new Map()]).length;
+  if (size > maxBytes) {
+    throw new RangeError(`${name}() arguments take ${size} bytes, over the limit of ${maxBytes} (value_bytes)`);
+  }
+  while (state.inFlight.size >= maxCalls) { // R-CALL-3: queue in the guest
+    await new Promise((resolve) => state.waiting.push(resolve));
+  }
+  if (state.phase !== 'RUNNING') return new Promise(() => {}); // the run is over
+  const id = ++state.lastCallId;
+  const settled = new Promise((resolve) => state.inFlight.set(id, { resolve }));
+  send(TYPES.CALL, { id, name, args: wireArgs, kwargs: new Map() });
+  const result = await settled;
+  // Raised here, inside the program's await chain, so the stack shows its line.
+  if (result.error) throw new BindingError(name, result.error);
+  return fromWire(result.value);
+}
+
+// ---- the program ---------------------------------------------------------------
+
+let prefixLength = 0;
+
+function compile(source, language, names) {
+  const prefix = `(async function (${names.join(', ')}) {`; // on line 1: lines keep their numbers
+  prefixLength = prefix.length;
+  let code = `${prefix}${source}\n})`;
+  if (language === 'typescript') {
+    const amaro = loadAmaro();
+    try {
+      code = amaro.transformSync(code, { mode: 'strip-only' }).code;
+    } catch (err) {
+      const what = err.code === 'UnsupportedSyntax'
+        ? `${err.message} (use plain TypeScript types only: no enum, namespace or parameter properties)`
+        : err.message;
+      const syntax = new SyntaxError(what);
+      syntax.programLine = err.startLine;
+      throw syntax;
+    }
+  }
+  const script = new vm.Script(code, {
+    filename: FILENAME,
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  return script.runInThisContext();
+}
+
+let amaroModule;
+function loadAmaro() {
+  amaroModule ??= createRequire(import.meta.url)('amaro');
+  return amaroModule;
+}
+
+/** The program's own frames only (R-DONE-2), with columns of line 1 unshifted. */
+function describe(err) {
+  if (!(err instanceof Error)) {
+    return { type: 'Error', message: `uncaught ${typeof err}: ${String(err)}`, traceback: '' };
+  }
+  const stack = typeof err.stack === 'string' ? err.stack : '';
+  const frames = stack.split('\n')
+    .filter((line) => /^\s+at .*<program>:\d+:\d+/.test(line))
+    .map((line) => line.replace(/<program>:1:(\d+)/, (_, col) => `<program>:1:${Math.max(1, col - prefixLength)}`));
+  let line = err.programLine;
+  if (line === undefined && frames.length > 0) line = Number(/<program>:(\d+):/.exec(frames[0])[1]);
+  if (line === undefined && err instanceof SyntaxError) {
+    const where = /^<program>:(\d+)/.exec(stack);
+    if (where) line = Number(where[1]);
+  }
+  const type = err.name || err.constructor?.name || 'Error';
+  const header = `${type}: ${err.message}`;
+  const error = { type, message: String(err.message), traceback: [header, ...frames].join('\n') + '\n' };
+  if (line !== undefined) error.line = line;
+  return error;
+}
+
+function finish(done) {
+  if (state.phase === 'FINISHED') return;
+  state.phase = 'FINISHED';
+  send(TYPES.DONE, done);
+  process.exit(0); // R-DONE-4: nothing of the program outlives DONE
+}
+
+function finishWithValue(value) {
+  const { max_depth: depth, value_bytes: maxBytes } = state.limits;
+  let wire;
+  try {
+    wire = toWire(value, depth);
+  } catch (err) {
+    if (!(err instanceof ValueModelError)) throw err;
+    finish({ error: { type: 'TypeError', message: `return value ${err.message}`, traceback: '' } });
+    return;
+  }
+  const size = encodePayload(wire).length;
+  if (size > maxBytes) {
+    finish({ error: { type: 'RangeError', traceback: '', code: CODES.VALUE_TOO_LARGE,
+      message: `return value takes ${size} bytes, over the limit of ${maxBytes} (value_bytes)` } });
+    return;
+  }
+  finish({ value: wire });
+}
+
+function cancel(reason) {
+  if (state.phase === 'RUNNING') {
+    finish({ error: { type: 'Cancelled', message: `the run was cancelled: ${reason}`, traceback: '' } });
+  }
+  process.exit(0);
+}
+
+function start(run) {
+  if (!LANGUAGES.includes(run.language)) {
+    throw new ProtocolError(CODES.LANGUAGE_UNSUPPORTED, `cannot run ${run.language}`);
+  }
+  state.limits = run.limits;
+  state.decoder.maxFrameBytes = run.limits.frame_bytes;
+  state.outputBudget = run.limits.output_bytes;
+  state.phase = 'RUNNING';
+  process.on('SIGXFSZ', () => {}); // past file_bytes a write fails with EFBIG instead
+  captureOutput();
+  const scope = new Map([
+    ['require', createRequire(path.join(process.cwd(), 'program.js'))],
+    ['BindingError', BindingError],
+  ]);
+  for (const binding of run.bindings) scope.set(binding.name, makeBinding(binding.name));
+  process.on('uncaughtException', (err) => finish({ error: describe(err) }));
+  process.on('unhandledRejection', (err) => finish({ error: describe(err) }));
+  let program;
+  try {
+    program = compile(run.source, run.language, [...scope.keys()]);
+  } catch (err) {
+    finish({ error: describe(err) });
+    return;
+  }
+  program(...scope.values()).then(finishWithValue, (err) => finish({ error: describe(err) }));
+}
+
+function main() {
+  const args = process.argv.slice(2);
+  const cwd = args.indexOf('--cwd');
+  if (cwd >= 0) process.chdir(args[cwd + 1]);
+  send(TYPES.HELLO, {
+    protocol: 1,
+    implementation: `tether-node/${VERSION} node/${process.versions.node}`,
+    languages: LANGUAGES,
+    capabilities: [],
+  });
+  const socket = new net.Socket({ fd: CHANNEL_FD, readable: true, writable: false });
+  socket.on('data', onData);
+  socket.on('end', onEof);
+  socket.on('error', onEof);
+}
+
+main();
