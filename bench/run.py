@@ -4,7 +4,7 @@
 
 Every workload runs through the public API (``Runtime.run``) with a fresh
 guest per run. The baseline column does the same work by spawning
-``python -c`` by hand and reading its stdout, the way ad-hoc "run the
+``python -c`` (or ``node -e``) by hand and reading its stdout, the way ad-hoc "run the
 model's code" helpers do; the ratio is tether's median over the baseline's.
 """
 
@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import json
 import platform
+import shutil
 import statistics
 import sys
 import time
@@ -30,29 +31,53 @@ async def echo(x: Any) -> Any:
     return x
 
 
-WORKLOADS: dict[str, tuple[str, str]] = {
-    # name: (tether program, baseline python -c program)
-    "hello": ("print('hello')\nreturn 42", "print('hello'); print(42)"),
-    "100 sequential calls": (
-        "x = 0\nfor i in range(100):\n    x = await echo(i)\nreturn x",
-        "x = 0\nfor i in range(100):\n    x = i\nprint(x)",
-    ),
-    "100 concurrent calls": (
-        "import asyncio\nreturn len(await asyncio.gather(*(echo(i) for i in range(100))))",
-        "import asyncio\nasync def e(i): return i\n"
-        "async def m(): return await asyncio.gather(*(e(i) for i in range(100)))\n"
-        "print(len(asyncio.run(m())))",
-    ),
-    "1 MB string result": ("return 'x' * (1 << 20)", "print('x' * (1 << 20))"),
-    "10,000 small dicts": (
-        "return [{'id': i, 'name': f'item{i}', 'ok': True} for i in range(10_000)]",
-        "import json\nprint(json.dumps([{'id': i, 'name': f'item{i}', 'ok': True} "
-        "for i in range(10_000)]))",
-    ),
-    "CPU loop (sum of squares to 10^6)": (
-        "return sum(i * i for i in range(10**6))",
-        "print(sum(i * i for i in range(10**6)))",
-    ),
+# name: {language: (tether program, baseline program for `python -c` / `node -e`)}
+WORKLOADS: dict[str, dict[str, tuple[str, str]]] = {
+    "hello": {
+        "python": ("print('hello')\nreturn 42", "print('hello'); print(42)"),
+        "javascript": ("console.log('hello')\nreturn 42", "console.log('hello'); console.log(42)"),
+    },
+    "100 sequential calls": {
+        "python": ("x = 0\nfor i in range(100):\n    x = await echo(i)\nreturn x",
+                   "x = 0\nfor i in range(100):\n    x = i\nprint(x)"),
+        "javascript": ("let x = 0\nfor (let i = 0; i < 100; i++) x = await echo(i)\nreturn x",
+                       "let x = 0; for (let i = 0; i < 100; i++) x = i; console.log(x)"),
+    },
+    "100 concurrent calls": {
+        "python": (
+            "import asyncio\nreturn len(await asyncio.gather(*(echo(i) for i in range(100))))",
+            "import asyncio\nasync def e(i): return i\n"
+            "async def m(): return await asyncio.gather(*(e(i) for i in range(100)))\n"
+            "print(len(asyncio.run(m())))",
+        ),
+        "javascript": (
+            "return (await Promise.all([...Array(100).keys()].map((i) => echo(i)))).length",
+            "Promise.all([...Array(100).keys()].map(async (i) => i))"
+            ".then((r) => console.log(r.length))",
+        ),
+    },
+    "1 MB string result": {
+        "python": ("return 'x' * (1 << 20)", "print('x' * (1 << 20))"),
+        "javascript": ("return 'x'.repeat(1 << 20)", "console.log('x'.repeat(1 << 20))"),
+    },
+    "10,000 small dicts": {
+        "python": (
+            "return [{'id': i, 'name': f'item{i}', 'ok': True} for i in range(10_000)]",
+            "import json\nprint(json.dumps([{'id': i, 'name': f'item{i}', 'ok': True} "
+            "for i in range(10_000)]))",
+        ),
+        "javascript": (
+            "return [...Array(10000).keys()].map((i) => ({id: i, name: `item${i}`, ok: true}))",
+            "console.log(JSON.stringify([...Array(10000).keys()]"
+            ".map((i) => ({id: i, name: `item${i}`, ok: true}))))",
+        ),
+    },
+    "CPU loop (sum of squares to 10^6)": {
+        "python": ("return sum(i * i for i in range(10**6))",
+                   "print(sum(i * i for i in range(10**6)))"),
+        "javascript": ("let s = 0\nfor (let i = 0; i < 1e6; i++) s += i * i\nreturn s",
+                       "let s = 0; for (let i = 0; i < 1e6; i++) s += i * i; console.log(s)"),
+    },
 }
 
 
@@ -66,10 +91,14 @@ async def _timed(repeat: int, once: Callable[[], Awaitable[None]]) -> list[float
     return samples
 
 
-async def _baseline(code: str) -> None:
+NODE = shutil.which("node") or "node"
+
+
+async def _baseline(language: str, code: str) -> None:
+    argv = ([sys.executable, "-I", "-S", "-c", code] if language == "python"
+            else [NODE, "-e", code])
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-I", "-S", "-c", code, stdout=asyncio.subprocess.PIPE,
-        stdin=asyncio.subprocess.DEVNULL, env={},
+        *argv, stdout=asyncio.subprocess.PIPE, stdin=asyncio.subprocess.DEVNULL, env={},
     )
     await proc.communicate()
 
@@ -80,14 +109,18 @@ async def main() -> None:
     args = parser.parse_args()
     rows: list[dict[str, Any]] = []
     async with Runtime(limits=Limits(timeout=60)) as rt:
-        for name, (program, baseline) in WORKLOADS.items():
-            async def run_once(program: str = program) -> None:
-                result = await rt.run(program, bindings=[echo])
-                assert result.ok, result.error
+        for name, variants in WORKLOADS.items():
+            for language, (program, baseline) in variants.items():
+                async def run_once(program: str = program, language: str = language) -> None:
+                    result = await rt.run(program, language=language, bindings=[echo])
+                    assert result.ok, result.error
 
-            ours = await _timed(args.repeat, run_once)
-            theirs = await _timed(args.repeat, lambda baseline=baseline: _baseline(baseline))
-            rows.append(_row(name, ours, theirs))
+                async def run_baseline(language: str = language, baseline: str = baseline) -> None:
+                    await _baseline(language, baseline)
+
+                ours = await _timed(args.repeat, run_once)
+                theirs = await _timed(args.repeat, run_baseline)
+                rows.append(_row(f"{name} [{language}]", ours, theirs))
 
         concurrent = 20
 
@@ -96,11 +129,11 @@ async def main() -> None:
             assert all(r.ok for r in results)
 
         async def baseline_burst() -> None:
-            await asyncio.gather(*(_baseline("print(1)") for _ in range(concurrent)))
+            await asyncio.gather(*(_baseline("python", "print(1)") for _ in range(concurrent)))
 
         ours = await _timed(max(3, args.repeat // 4), burst)
         theirs = await _timed(max(3, args.repeat // 4), baseline_burst)
-        row = _row(f"{concurrent} concurrent runs", ours, theirs)
+        row = _row(f"{concurrent} concurrent runs [python]", ours, theirs)
         row["runs_per_s"] = concurrent / row["median_ms"] * 1000
         rows.append(row)
     _print(rows)
@@ -121,12 +154,12 @@ def _row(name: str, ours: list[float], theirs: list[float]) -> dict[str, Any]:
 
 
 def _print(rows: list[dict[str, Any]]) -> None:
-    header = f"{'workload':36} {'median ms':>10} {'p90 ms':>8} {'baseline ms':>12} {'ratio':>6}"
+    header = f"{'workload':48} {'median ms':>10} {'p90 ms':>8} {'baseline ms':>12} {'ratio':>6}"
     print(header)
     print("-" * len(header))
     for r in rows:
         extra = f"  ({r['runs_per_s']:.0f} runs/s)" if "runs_per_s" in r else ""
-        print(f"{r['workload']:36} {r['median_ms']:10.1f} {r['p90_ms']:8.1f} "
+        print(f"{r['workload']:48} {r['median_ms']:10.1f} {r['p90_ms']:8.1f} "
               f"{r['baseline_ms']:12.1f} {r['ratio']:6.2f}{extra}")
 
 

@@ -76,6 +76,7 @@ class Connection:
         self.max_depth = max_depth
         self._decoder = FrameDecoder(max_frame_bytes)
         self._eof = False
+        self._peer_done = False  # EOF seen at a frame boundary
         self._failure: RemoteProtocolError | None = None
         self._last_call_id = 0
         self._in_flight: set[int] = set()
@@ -103,7 +104,7 @@ class Connection:
     def next_event(self) -> Event | _NeedData:
         if self._failure is not None:
             raise self._failure
-        if self.state is State.CLOSED:
+        if self.state is State.CLOSED or self._peer_done:
             return CONNECTION_CLOSED
         try:
             return self._next_event()
@@ -118,7 +119,9 @@ class Connection:
                 if not self._eof:
                     return NEED_DATA
                 self._decoder.check_eof()
-                self.state = State.CLOSED
+                # Only the peer's direction ended: this side may still send
+                # what the table allows, e.g. a guest's DONE (R-TRANS-6).
+                self._peer_done = True
                 return CONNECTION_CLOSED
             if frame.type >= EXTENSION_TYPES_START:
                 continue  # no extension negotiated: discard (R-FRAME-7)

@@ -22,7 +22,7 @@ class State(enum.Enum):
     RUNNING = "RUNNING"  # the program runs: calls and output flow
     CANCELLING = "CANCELLING"  # CANCEL sent; the guest winds down to DONE
     FINISHED = "FINISHED"  # DONE sent; only late RESULT/CANCEL may still cross
-    CLOSED = "CLOSED"  # ERROR sent or received, or the stream ended
+    CLOSED = "CLOSED"  # ERROR sent or received
 
 
 H, G = Role.HOST, Role.GUEST

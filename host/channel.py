@@ -12,11 +12,16 @@ READ_SIZE = 1 << 18
 
 class Channel:
     def __init__(
-        self, sock: socket.socket, on_data: Callable[[bytes], None], on_eof: Callable[[], None]
+        self,
+        sock: socket.socket,
+        on_data: Callable[[bytes], None],
+        on_eof: Callable[[], None],
+        tap: Callable[[str, bytes], None] | None = None,
     ) -> None:
         self._sock = sock
         self._on_data = on_data
         self._on_eof = on_eof
+        self._tap = tap  # sees ("in" | "out", bytes) in wire order (the conformance recorder)
         self._loop = asyncio.get_running_loop()
         self._outbox = bytearray()
         self._reading = True
@@ -40,12 +45,16 @@ class Channel:
                 self._on_eof()
                 return
             self.bytes_in += len(data)
+            if self._tap is not None:
+                self._tap("in", data)
             self._on_data(data)
 
     def write(self, data: bytes) -> None:
         if self._closed:
             return
         self.bytes_out += len(data)
+        if self._tap is not None:
+            self._tap("out", data)
         if self._outbox:
             self._outbox += data
             return

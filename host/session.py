@@ -16,7 +16,7 @@ import signal
 import stat
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,7 +46,7 @@ from tether.codec import (
 
 from .bindings import HostBinding
 from .channel import Channel
-from .guests import Interpreters, apply_rlimits, guest_command
+from .guests import GuestCommand, Interpreters, apply_rlimits, guest_command
 from .limits import Limits
 from .process import Child, spawn
 from .result import OutputChunk, RunError, RunResult, RunStats, Status
@@ -81,13 +81,19 @@ class Session:
         *,
         interpreters: Interpreters,
         env: Mapping[str, str] | None = None,
+        command: GuestCommand | None = None,
+        wire_tap: Callable[[str, bytes], None] | None = None,
     ) -> None:
+        """``command`` replaces the language's guest and ``wire_tap`` sees every
+        byte on fd 3: both exist for the conformance runner and recorder."""
         self.source = source
         self.language = language
         self.bindings = bindings
         self.limits = limits
         self._interpreters = interpreters
         self._env = env
+        self._command = command
+        self._wire_tap = wire_tap
         self._child: Child | None = None
         self._conn = Connection(Role.HOST, max_frame_bytes=limits.frame_bytes,
                                 max_depth=limits.max_depth)
@@ -109,11 +115,11 @@ class Session:
         started = loop.time()
         ending = Ending(Status.CANCELLED, RunError("Cancelled", "the run was cancelled"))
         try:
-            command = guest_command(self.language, workdir, self.limits, self._interpreters,
-                                    self._env)
+            command = self._command or guest_command(
+                self.language, workdir, self.limits, self._interpreters, self._env)
             child = self._child = spawn(command.argv, command.env,
                                         raw_output_bytes=self.limits.raw_output_bytes)
-            self._channel = Channel(child.channel, self._on_data, self._on_eof)
+            self._channel = Channel(child.channel, self._on_data, self._on_eof, self._wire_tap)
             try:
                 async with asyncio.timeout(self.limits.timeout):
                     ending = await self._until_end(child)
@@ -262,7 +268,7 @@ class Session:
                                 f"no binding named {call.name!r}")
         elif len(self._calls) >= self.limits.max_calls_in_flight:
             refusal = CallError(ErrorCode.TOO_MANY_CALLS, "TooManyCalls",
-                                f"more than {self.limits.max_calls_in_flight} calls in flight")
+                                f"over max_calls_in_flight ({self.limits.max_calls_in_flight})")
         elif _encoded_size([call.args, call.kwargs]) > self.limits.value_bytes:
             refusal = CallError(ErrorCode.VALUE_TOO_LARGE, "ValueTooLarge",
                                 f"arguments exceed {self.limits.value_bytes} bytes")

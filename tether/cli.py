@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from .conformance import cli as conformance_cli
 from .host import Limits, RunResult, Runtime
 
 EXTENSIONS = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".ts": "typescript"}
@@ -35,6 +36,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="wall-clock limit (default: %(default)s, i.e. the Limits default)")
     run.add_argument("--json", action="store_true",
                      help="print exactly one JSON object describing the result")
+    conformance_cli.add_parser(commands)
     return parser
 
 
@@ -129,6 +131,8 @@ async def _run(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "conformance":
+        return conformance_cli.main(args)
     try:
         return asyncio.run(_run(args))
     except UsageError as exc:

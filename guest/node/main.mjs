@@ -15,8 +15,8 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { createRequire } from 'node:module';
 import {
-  CODES, TYPES, DEFAULT_MAX_DEPTH, FrameDecoder, ProtocolError, decodeMessage, encodeMessage,
-  encodePayload,
+  CODES, TYPES, DEFAULT_MAX_DEPTH, FrameDecoder, ProtocolError, decodeMessage, encodeFrame,
+  encodeMessage, encodePayload,
 } from './codec.mjs';
 import { ValueModelError, fromWire, toWire } from './values.mjs';
 
@@ -24,6 +24,7 @@ const CHANNEL_FD = 3;
 const LANGUAGES = ['javascript', 'typescript'];
 const FILENAME = '<program>';
 const OUTPUT_CHUNK = 16 * 1024; // characters per OUTPUT frame
+const DONE_ENVELOPE = 7; // a1 65 "value": the bytes DONE adds around the value
 const VERSION = JSON.parse(fs.readFileSync(new URL('./package.json', import.meta.url))).version;
 
 /** A binding call that failed on the host: `type`, `message`, `code` as sent. */
@@ -241,9 +242,13 @@ function describe(err) {
 }
 
 function finish(done) {
+  finishWith(encodeMessage(TYPES.DONE, done));
+}
+
+function finishWith(frame) {
   if (state.phase === 'FINISHED') return;
   state.phase = 'FINISHED';
-  send(TYPES.DONE, done);
+  writeAll(frame);
   process.exit(0); // R-DONE-4: nothing of the program outlives DONE
 }
 
@@ -257,13 +262,14 @@ function finishWithValue(value) {
     finish({ error: { type: 'TypeError', message: `return value ${err.message}`, traceback: '' } });
     return;
   }
-  const size = encodePayload(wire).length;
+  const payload = encodePayload(new Map([['value', wire]]));
+  const size = payload.length - DONE_ENVELOPE; // encoded once: it is the slow part
   if (size > maxBytes) {
     finish({ error: { type: 'RangeError', traceback: '', code: CODES.VALUE_TOO_LARGE,
       message: `return value takes ${size} bytes, over the limit of ${maxBytes} (value_bytes)` } });
     return;
   }
-  finish({ value: wire });
+  finishWith(encodeFrame(TYPES.DONE, payload));
 }
 
 function cancel(reason) {

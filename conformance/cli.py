@@ -1,0 +1,123 @@
+"""``tether conformance``: check a guest or our host against the transcripts.
+
+    tether conformance guest --language python            # our CPython guest
+    tether conformance guest --language ruby -- ruby guest.rb   # any guest
+    tether conformance host                               # our host engine
+    tether conformance record [--check] [SCENARIO...]
+
+Each case prints PASS, FAIL (with the first differing frame) or SKIP and the
+requirement ids it checks; the last line counts them. ``--junit FILE`` writes
+a JUnit XML report; ``--known-failures FILE`` lists case ids (one a line,
+``#`` comments) expected to fail: they do not fail the run, but one that
+passes does, so the list only shrinks. ``--strict`` adds SHOULD-level
+expectations (optional frames become required).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from pathlib import Path
+
+from .record import TRANSCRIPTS, record_all
+from .runner import CaseResult, check_guest, check_host, command_guest, our_guest
+from .transcript import Transcript, load_transcript
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser("conformance", help="check a guest or the host against the "
+                                 "recorded transcripts")
+    modes = parser.add_subparsers(dest="mode", required=True)
+    guest = modes.add_parser("guest", help="play the host's side against a guest")
+    guest.add_argument("--language", default="python",
+                       help="whose program.* files to send (default: python)")
+    guest.add_argument("guest_command", nargs="*", metavar="-- COMMAND",
+                       help="start the guest with this command (default: tether's own guest)")
+    host = modes.add_parser("host", help="play recorded guest sides against tether's host")
+    host.add_argument("--language", default="python")
+    for sub in (guest, host):
+        sub.add_argument("--junit", type=Path, metavar="FILE", help="write a JUnit XML report")
+        sub.add_argument("--known-failures", type=Path, metavar="FILE")
+        sub.add_argument("--strict", action="store_true", help="add SHOULD-level cases")
+        sub.add_argument("--scenario", action="append", default=[], help="only these scenarios")
+        sub.add_argument("--transcripts", type=Path, default=TRANSCRIPTS, metavar="DIR")
+    record = modes.add_parser("record", help="record the transcripts from our host and guests")
+    record.add_argument("--check", action="store_true",
+                        help="fail if a fresh recording differs from the committed one")
+    record.add_argument("scenarios", nargs="*")
+
+
+def load_all(directory: Path, only: Sequence[str] = ()) -> list[Transcript]:
+    found = [load_transcript(d) for d in sorted(directory.iterdir())
+             if (d / "transcript.txt").exists() and (not only or d.name in only)]
+    if only and len(found) != len(set(only)):
+        raise SystemExit(f"tether: unknown scenario in {list(only)}")
+    return found
+
+
+async def _run(args: argparse.Namespace) -> list[CaseResult]:
+    results = []
+    for t in load_all(args.transcripts, args.scenario):
+        if args.mode == "guest":
+            launch = (command_guest(args.guest_command) if args.guest_command
+                      else our_guest(args.language))
+            case = await check_guest(t, args.language, launch, strict=args.strict)
+        else:
+            case = await check_host(t, args.language, strict=args.strict)
+        results.append(case)
+        _print_case(case)
+    return results
+
+
+def _print_case(case: CaseResult) -> None:
+    reqs = f" ({', '.join(case.requirements)})" if case.requirements else ""
+    print(f"{case.verdict.upper():5} {case.case_id}{reqs}")
+    if case.verdict != "pass" and case.detail:
+        for line in case.detail.splitlines():
+            print(f"      {line}")
+
+
+def _known_failures(path: Path | None) -> set[str]:
+    if path is None:
+        return set()
+    lines = (line.split("#", 1)[0].strip() for line in path.read_text().splitlines())
+    return {line for line in lines if line}
+
+
+def write_junit(results: list[CaseResult], path: Path) -> None:
+    suite = ET.Element("testsuite", name="tether-conformance", tests=str(len(results)),
+                       failures=str(sum(r.verdict == "fail" for r in results)),
+                       skipped=str(sum(r.verdict == "skip" for r in results)))
+    for r in results:
+        case = ET.SubElement(suite, "testcase", classname=f"{r.mode}.{r.language}",
+                             name=r.scenario, time=f"{r.seconds:.3f}")
+        ET.SubElement(ET.SubElement(case, "properties"), "property", name="requirements",
+                      value=", ".join(r.requirements))
+        if r.verdict == "fail":
+            ET.SubElement(case, "failure", message=r.detail.splitlines()[0] if r.detail
+                          else "failed").text = r.detail
+        elif r.verdict == "skip":
+            ET.SubElement(case, "skipped", message=r.detail)
+    ET.ElementTree(suite).write(path, encoding="unicode", xml_declaration=True)
+
+
+def main(args: argparse.Namespace) -> int:
+    if args.mode == "record":
+        problems = asyncio.run(record_all(args.scenarios or None, check=args.check))
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        return 1 if problems else 0
+    results = asyncio.run(_run(args))
+    known = _known_failures(args.known_failures)
+    failed = [r for r in results if r.verdict == "fail" and r.case_id not in known]
+    fixed = [r for r in results if r.verdict == "pass" and r.case_id in known]
+    for r in fixed:
+        print(f"FIXED {r.case_id}: passes but is listed in {args.known_failures}; remove it")
+    if args.junit:
+        write_junit(results, args.junit)
+    counts = {v: sum(r.verdict == v for r in results) for v in ("pass", "fail", "skip")}
+    print(f"{counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped")
+    return 1 if failed or fixed else 0

@@ -1,0 +1,378 @@
+"""Checking guests and hosts against transcripts, and recording transcripts.
+
+Guest mode plays the host's side of a transcript against any guest program
+(started with fd 3 wired, like a real host does) and matches what it sends.
+Host mode starts our host engine with a scripted guest (replay_guest.py) that
+plays the guest's side and matches what the host sends; the run's result is
+then compared with the transcript's ``host-result``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tether.codec import (
+    ENVELOPE_DEPTH,
+    MAX_MAX_DEPTH,
+    NEED_DATA,
+    FrameDecoder,
+    FrameType,
+    ProtocolError,
+    decode_payload,
+    encode_frame,
+    encode_payload,
+)
+from tether.codec.messages import MESSAGE_TYPES
+from tether.host.bindings import prepare_bindings
+from tether.host.guests import GuestCommand, Interpreters, guest_command
+from tether.host.limits import Limits
+from tether.host.process import Child, spawn
+from tether.host.result import RunResult
+from tether.host.session import Session
+
+from .scenarios import BINDINGS
+from .transcript import Mismatch, Step, Transcript, diag, fresh_ids, match, substitute
+
+READ_TIMEOUT = 10.0
+
+
+@dataclass
+class CaseResult:
+    scenario: str
+    mode: str  # "guest" | "host"
+    language: str
+    verdict: str  # "pass" | "fail" | "skip"
+    detail: str = ""
+    requirements: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    frames: list[tuple[str, bytes]] = field(default_factory=list)  # (sender, frame bytes)
+
+    @property
+    def case_id(self) -> str:
+        return f"{self.mode}/{self.language}/{self.scenario}"
+
+
+def limits_for(t: Transcript, timeout: float = 10.0) -> Limits:
+    wire = {k: v for k, v in t.limits.items()}
+    return Limits(timeout=timeout, kill_grace=0.2, **wire)
+
+
+# -- guest mode -------------------------------------------------------------------
+
+
+class _Wire:
+    """The runner's end of fd 3: whole frames in, strictly decoded."""
+
+    def __init__(self, child: Child) -> None:
+        self.child = child
+        self.sock = child.channel
+        self.decoder = FrameDecoder()
+        self.frames: list[tuple[str, bytes]] = []
+        self._eof = False
+        self._back: list[tuple[int, Any] | None] = []
+
+    async def read(self) -> tuple[int, Any] | None:
+        """The next frame as (type, envelope), or None at end of stream."""
+        if self._back:
+            return self._back.pop()
+        loop = asyncio.get_running_loop()
+        while True:
+            frame = self.decoder.next_frame()
+            if frame is not NEED_DATA:
+                raw = encode_frame(frame.type, frame.payload)
+                self.frames.append(("guest", raw))
+                if frame.type >= 0x80:
+                    continue
+                envelope = decode_payload(frame.payload, MAX_MAX_DEPTH + ENVELOPE_DEPTH)
+                MESSAGE_TYPES[FrameType(frame.type)](envelope)  # schema check (raises)
+                return frame.type, envelope
+            if self._eof:
+                self.decoder.check_eof()
+                return None
+            try:
+                data = await asyncio.wait_for(loop.sock_recv(self.sock, 65536), READ_TIMEOUT)
+            except ConnectionError:
+                data = b""
+            if not data:
+                self._eof = True
+            else:
+                self.decoder.feed(data)
+
+    def unread(self, frame: tuple[int, Any] | None) -> None:
+        self._back.append(frame)
+
+    async def send(self, data: bytes) -> None:
+        self.frames.append(("host", data))
+        with contextlib.suppress(ConnectionError):  # a guest may close first
+            await asyncio.get_running_loop().sock_sendall(self.sock, data)
+
+
+def _host_bytes(step: Step, bindings: dict[str, Any]) -> bytes:
+    if step.kind == "RAW":
+        return step.raw
+    return encode_frame(FrameType[step.kind], encode_payload(substitute(step.payload, bindings)))
+
+
+async def _expect(wire: _Wire, step: Step, bindings: dict[str, Any], strict: bool) -> None:
+    frame = await wire.read()
+    if step.kind == "EOF":
+        if frame is not None:
+            raise Mismatch(f"expected the guest to close, got {FrameType(frame[0]).name} "
+                           f"{diag(frame[1])}")
+        return
+    if frame is None or FrameType(frame[0]).name != step.kind:
+        got = "end of stream" if frame is None else FrameType(frame[0]).name
+        if step.optional and not strict:
+            wire.unread(frame)
+            return
+        raise Mismatch(f"expected {step.kind}, got {got}")
+    envelope = frame[1]
+    if step.kind == "OUTPUT":  # R-OUTPUT-1: a guest may split or join output
+        want = step.payload.get("text", "")
+        while isinstance(envelope.get("text"), str) and len(envelope["text"]) < len(want):
+            more = await wire.read()
+            if more is None or more[0] != FrameType.OUTPUT or \
+                    more[1].get("stream") != envelope.get("stream"):
+                wire.unread(more)
+                break
+            envelope = {**envelope, "text": envelope["text"] + more[1]["text"]}
+    match(step.payload, envelope, bindings)
+
+
+async def _expect_any_order(wire: _Wire, steps: list[Step], bindings: dict[str, Any]) -> None:
+    frames = []
+    for _ in steps:
+        frame = await wire.read()
+        if frame is None:
+            raise Mismatch("the guest closed the stream inside an unordered block")
+        frames.append((FrameType(frame[0]), frame[1]))
+    _match_any_order(steps, frames, bindings)
+
+
+def _blocks(steps: Sequence[Step]) -> list[list[Step]]:
+    """Consecutive unordered steps form one block; every other step is alone."""
+    blocks: list[list[Step]] = []
+    for step in steps:
+        if step.unordered and blocks and blocks[-1][0].unordered:
+            blocks[-1].append(step)
+        else:
+            blocks.append([step])
+    return blocks
+
+
+GuestLauncher = Callable[[str], GuestCommand]
+
+
+async def check_guest(t: Transcript, language: str, launch: GuestLauncher, *,
+                      strict: bool = False) -> CaseResult:
+    """Play the host's side of ``t`` against the guest ``launch`` starts."""
+    result = CaseResult(t.scenario, "guest", language, "skip", requirements=t.requirements)
+    if "guest" not in t.modes:
+        result.detail = "host-mode scenario"
+        return result
+    if t.level == "SHOULD" and not strict:
+        result.detail = "SHOULD-level: run with --strict"
+        return result
+    if t.programs and language not in t.programs:
+        result.detail = f"no {language} program for this scenario"
+        return result
+    started = time.monotonic()
+    workdir = tempfile.mkdtemp(prefix="tether-conformance-")
+    command = launch(workdir)
+    child = spawn(command.argv, command.env, raw_output_bytes=65536)
+    wire = _Wire(child)
+    bindings: dict[str, Any] = {"program": t.programs.get(language, ""), "language": language}
+    index = 0
+    try:
+        for block in _blocks(t.steps):
+            guests = [s for s in block if s.sender == "guest"]
+            hosts = [s for s in block if s.sender == "host"]
+            if len(block) > 1:  # any order: take theirs, then send ours
+                await _expect_any_order(wire, guests, bindings)
+                for step in hosts:
+                    await wire.send(_host_bytes(step, bindings))
+            elif hosts:
+                if hosts[0].kind == "EOF":
+                    with contextlib.suppress(OSError):
+                        wire.sock.shutdown(2 - 1)  # SHUT_WR
+                else:
+                    await wire.send(_host_bytes(hosts[0], bindings))
+            else:
+                await _expect(wire, guests[0], bindings, strict)
+            index += len(block)
+        result.verdict = "pass"
+    except (Mismatch, ProtocolError, TimeoutError, KeyError) as exc:
+        result.verdict = "fail"
+        what = "timed out waiting" if isinstance(exc, TimeoutError) else str(exc)
+        result.detail = f"step {index + 1}: {what}"
+    finally:
+        await child.terminate(0.2, kill_now=True)
+        child.drain_pipes()
+        if result.verdict == "fail" and child.raw_stderr.text():
+            result.detail += f"\nguest stderr: {child.raw_stderr.text()[-800:]}"
+        child.close()
+        shutil.rmtree(workdir, ignore_errors=True)
+    result.frames = wire.frames
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def our_guest(language: str) -> GuestLauncher:
+    interpreters = Interpreters()
+    return lambda workdir: guest_command(language, workdir, Limits(), interpreters)
+
+
+def command_guest(argv: Sequence[str]) -> GuestLauncher:
+    """A guest started by an arbitrary command (argv[0] found on PATH)."""
+    path = shutil.which(argv[0]) or argv[0]
+    return lambda workdir: GuestCommand((path, *argv[1:]), {
+        "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir,
+        "LANG": "C.UTF-8"})
+
+
+# -- host mode ----------------------------------------------------------------------
+
+
+def _steps_json(t: Transcript) -> list[dict[str, Any]]:
+    return [{"sender": s.sender, "kind": s.kind,
+             "payload": diag(s.payload) if s.kind not in ("RAW", "EOF") else None,
+             "raw": s.raw.hex()} for s in t.steps]
+
+
+class WireTap:
+    """Splits the bytes the host engine sent and received on fd 3 into frames,
+    in the order they crossed. Bytes that are not frames (a scripted guest's
+    garbage) stop the split for that direction."""
+
+    def __init__(self) -> None:
+        self.decoders = {"in": FrameDecoder(), "out": FrameDecoder()}
+        self.broken: set[str] = set()
+        self.frames: list[tuple[str, FrameType, Any, bytes]] = []  # sender, type, envelope, raw
+
+    def __call__(self, direction: str, data: bytes) -> None:
+        if direction in self.broken:
+            return
+        decoder = self.decoders[direction]
+        decoder.feed(data)
+        try:
+            while (frame := decoder.next_frame()) is not NEED_DATA:
+                if frame.type >= 0x80:
+                    continue
+                envelope = decode_payload(frame.payload, MAX_MAX_DEPTH + ENVELOPE_DEPTH)
+                self.frames.append(("guest" if direction == "in" else "host",
+                                    FrameType(frame.type), envelope,
+                                    encode_frame(frame.type, frame.payload)))
+        except ProtocolError:
+            self.broken.add(direction)
+
+
+async def run_host(t: Transcript, language: str, *,
+                   timeout: float = 10.0) -> tuple[RunResult, WireTap]:
+    """Our host engine against the replay guest playing ``t``'s guest side."""
+    tap = WireTap()
+    with tempfile.TemporaryDirectory(prefix="tether-conformance-") as scratch:
+        spec = Path(scratch) / "steps.json"
+        program = t.programs.get(language, "")
+        spec.write_text(json.dumps({
+            "steps": _steps_json(t), "bindings": {"program": program, "language": language},
+        }))
+        command = GuestCommand(
+            (sys.executable, "-m", "tether.conformance.replay_guest", str(spec)),
+            {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+        session = Session(program, language,
+                          prepare_bindings({n: BINDINGS[n] for n in t.bindings}),
+                          limits_for(t, timeout), interpreters=Interpreters(), command=command,
+                          wire_tap=tap)
+        result = await session.run()
+    return result, tap
+
+
+def match_host_frames(t: Transcript, language: str, tap: WireTap) -> None:
+    """Raise Mismatch unless the host sent what ``t``'s host steps say."""
+    sent = [(f[1], f[2]) for f in tap.frames if f[0] == "host"]
+    bindings: dict[str, Any] = {
+        "program": t.programs.get(language, ""), "language": language,
+        **fresh_ids(s.payload for s in t.steps if s.sender == "guest" and s.payload is not None)}
+    position = 0
+    for block in _blocks(t.steps):
+        expected = [s for s in block if s.sender == "host"]
+        got = sent[position:position + len(expected)]
+        if len(got) < len(expected):
+            raise Mismatch(f"expected {expected[len(got)].kind} from the host, it sent nothing")
+        for step in expected if len(block) == 1 else []:
+            frame_type, envelope = got[0]
+            if frame_type.name != step.kind:
+                raise Mismatch(f"expected {step.kind}, the host sent {frame_type.name}")
+            match(step.payload, envelope, bindings)
+        if len(block) > 1:
+            _match_any_order(expected, got, bindings)
+        position += len(expected)
+    if position < len(sent):
+        frame_type, envelope = sent[position]
+        raise Mismatch(f"the host sent an unexpected {frame_type.name} {diag(envelope)}")
+
+
+def _match_any_order(steps: list[Step], frames: list[tuple[FrameType, Any]],
+                     bindings: dict[str, Any]) -> None:
+    left = list(steps)
+    for frame_type, envelope in frames:
+        for candidate in left:
+            trial = dict(bindings)
+            if frame_type.name != candidate.kind:
+                continue
+            try:
+                match(candidate.payload, envelope, trial)
+            except Mismatch:
+                continue
+            bindings.update(trial)
+            left.remove(candidate)
+            break
+        else:
+            raise Mismatch(f"unexpected {frame_type.name} {diag(envelope)}")
+
+
+def host_result_summary(result: RunResult) -> dict[str, Any]:
+    summary: dict[str, Any] = {"status": str(result.status)}
+    if result.value is not None:
+        summary["value"] = result.value
+    if result.output:
+        summary["output"] = result.output
+    if result.limit:
+        summary["limit"] = result.limit
+    return summary
+
+
+async def check_host(t: Transcript, language: str, *, strict: bool = False) -> CaseResult:
+    case = CaseResult(t.scenario, "host", language, "skip", requirements=t.requirements)
+    if "host" not in t.modes:
+        case.detail = "guest-mode scenario"
+        return case
+    if t.level == "SHOULD" and not strict:
+        case.detail = "SHOULD-level: run with --strict"
+        return case
+    if t.programs and language not in t.programs:
+        case.detail = f"no {language} program for this scenario"
+        return case
+    started = time.monotonic()
+    result, tap = await run_host(t, language, timeout=t.timeout)
+    case.seconds = time.monotonic() - started
+    case.frames = [(f[0], f[3]) for f in tap.frames]
+    try:
+        match_host_frames(t, language, tap)
+        match(t.host_result, host_result_summary(result), {})
+    except Mismatch as exc:
+        case.verdict = "fail"
+        case.detail = str(exc)
+        return case
+    case.verdict = "pass"
+    return case

@@ -1,0 +1,335 @@
+"""Transcripts: the text format of recorded exchanges, and pattern matching.
+
+A transcript is UTF-8 text (see conformance/README.md for the full format)::
+
+    # scenario: sequential-calls
+    # title: Two binding calls in a row
+    # requirements: R-CALL-1, R-CALL-2, R-RESULT-2
+    # modes: guest host
+    # bindings: add
+    # host-result: {"status": "ok", "value": 6}
+    === frames
+    < HELLO {"protocol": 1, "implementation": "<text>", "languages": "<any>", ...}
+      # hex 5448010100...
+    > RUN {"source": "<program>", "language": "<language>", ...}
+    < CALL {"id": "<id:1>", "name": "add", "args": [1, 2], "kwargs": {}}
+
+``<`` is a frame the guest sends, ``>`` one the host sends; ``<~``/``>~``
+mark frames that may arrive in any order among their neighbours with the same
+mark; ``<?`` a frame the guest SHOULD send (required only with --strict);
+``> RAW <hex>`` raw bytes; ``< EOF``/``> EOF`` the end of that side's stream.
+Each language's program lives beside the transcript as ``program.py``,
+``program.js``, ``program.<language>``.
+Payloads are CBOR diagnostic notation (RFC 8949 §8); strings of the form
+``"<...>"`` are placeholders (see :func:`match`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cbor2
+
+from tether.codec import FrameType
+
+PLACEHOLDER = re.compile(r"<([a-z]+)(?::([A-Za-z0-9_]+))?>")
+
+
+@dataclass
+class Step:
+    """One line of the frames section."""
+
+    sender: str  # "guest" | "host"
+    kind: str  # a FrameType name, "RAW" or "EOF"
+    payload: Any = None  # decoded pattern (None for RAW/EOF)
+    raw: bytes = b""  # for RAW
+    unordered: bool = False
+    optional: bool = False
+    hex: str = ""  # recorded bytes, informative
+    note: str = ""
+
+
+@dataclass
+class Transcript:
+    scenario: str
+    title: str = ""
+    requirements: list[str] = field(default_factory=list)
+    modes: list[str] = field(default_factory=lambda: ["guest", "host"])
+    bindings: list[str] = field(default_factory=list)
+    limits: dict[str, int] = field(default_factory=dict)
+    host_result: dict[str, Any] = field(default_factory=dict)
+    timeout: float = 10.0  # the host's wall-clock limit in host mode
+    level: str = "MUST"  # "SHOULD": run only with --strict
+    programs: dict[str, str] = field(default_factory=dict)  # from program.* beside the file
+    steps: list[Step] = field(default_factory=list)
+
+
+# -- diagnostic notation --------------------------------------------------------
+
+
+def diag(value: Any) -> str:
+    """Compact CBOR diagnostic notation of a wire value (JSON where JSON can)."""
+    if value is None:
+        return "null"
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, bytes):
+        return f"h'{value.hex()}'"
+    if isinstance(value, list):
+        return "[" + ", ".join(diag(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{diag(k)}: {diag(v)}" for k, v in value.items()) + "}"
+    raise TypeError(f"not a wire value: {value!r}")
+
+
+def parse_diag(text: str) -> Any:
+    import cbor_diag
+
+    return cbor2.loads(cbor_diag.diag2cbor(text))
+
+
+# -- the file format --------------------------------------------------------------
+
+
+def format_transcript(t: Transcript) -> str:
+    out = ["# tether conformance transcript (see conformance/README.md)",
+           f"# scenario: {t.scenario}", f"# title: {t.title}",
+           f"# requirements: {', '.join(t.requirements)}", f"# modes: {' '.join(t.modes)}",
+           f"# level: {t.level}"]
+    if t.bindings:
+        out.append(f"# bindings: {', '.join(t.bindings)}")
+    if t.limits:
+        out.append(f"# limits: {json.dumps(t.limits, sort_keys=True)}")
+    if t.host_result:
+        out.append(f"# host-result: {diag(t.host_result)}")
+    if t.timeout != 10.0:
+        out.append(f"# timeout: {t.timeout:g}")
+    out.append("=== frames")
+    for step in t.steps:
+        mark = ("<" if step.sender == "guest" else ">") + (
+            "~" if step.unordered else "?" if step.optional else "")
+        if step.kind == "EOF":
+            out.append(f"{mark} EOF")
+        elif step.kind == "RAW":
+            out.append(f"{mark} RAW {step.raw.hex()}")
+        else:
+            out.append(f"{mark} {step.kind} {diag(step.payload)}")
+        if step.note:
+            out.append(f"  # note: {step.note}")
+        if step.hex and step.kind != "RAW":
+            out.append(f"  # hex {step.hex}")
+    return "\n".join(out) + "\n"
+
+
+#: File extension of each language's program beside a transcript; a language
+#: not listed uses ``program.<language>``. TypeScript falls back to the .js one.
+EXTENSIONS = {"python": "py", "javascript": "js", "typescript": "ts"}
+
+
+def program_file(directory: Path, language: str) -> Path:
+    return directory / f"program.{EXTENSIONS.get(language, language)}"
+
+
+def load_transcript(directory: Path) -> Transcript:
+    """``directory/transcript.txt`` plus the ``program.*`` files beside it."""
+    t = parse_transcript((directory / "transcript.txt").read_text(encoding="utf-8"))
+    for path in sorted(directory.glob("program.*")):
+        extension = path.suffix[1:]
+        language = next((k for k, v in EXTENSIONS.items() if v == extension), extension)
+        t.programs[language] = path.read_text(encoding="utf-8")
+    if "javascript" in t.programs and "typescript" not in t.programs:
+        t.programs["typescript"] = t.programs["javascript"]
+    return t
+
+
+def parse_transcript(text: str) -> Transcript:
+    t = Transcript(scenario="")
+    in_frames = False
+    for line in text.splitlines():
+        if line.startswith("=== frames"):
+            in_frames = True
+        elif in_frames:
+            _frame_line(t, line)
+        else:
+            match = re.match(r"# ([a-z-]+): ?(.*)", line)
+            if match:
+                _header(t, match.group(1), match.group(2))
+    return t
+
+
+def _header(t: Transcript, key: str, value: str) -> None:
+    if key == "scenario":
+        t.scenario = value
+    elif key == "title":
+        t.title = value
+    elif key == "requirements":
+        t.requirements = [r.strip() for r in value.split(",") if r.strip()]
+    elif key == "modes":
+        t.modes = value.split()
+    elif key == "level":
+        t.level = value
+    elif key == "bindings":
+        t.bindings = [b.strip() for b in value.split(",") if b.strip()]
+    elif key == "limits":
+        t.limits = json.loads(value)
+    elif key == "host-result":
+        t.host_result = parse_diag(value)
+    elif key == "timeout":
+        t.timeout = float(value)
+
+
+def _frame_line(t: Transcript, line: str) -> None:
+    stripped = line.strip()
+    if not stripped:
+        return
+    if stripped.startswith("# hex "):
+        t.steps[-1].hex = stripped[6:]
+        return
+    if stripped.startswith("# note: "):
+        t.steps[-1].note = stripped[8:]
+        return
+    match = re.match(r"([<>])([~?]?) (\w+) ?(.*)", stripped)
+    if not match:
+        raise ValueError(f"not a frame line: {line!r}")
+    arrow, flag, kind, rest = match.groups()
+    step = Step(sender="guest" if arrow == "<" else "host", kind=kind,
+                unordered=flag == "~", optional=flag == "?")
+    if kind == "RAW":
+        step.raw = bytes.fromhex(rest)
+    elif kind != "EOF":
+        FrameType[kind]  # validates the name
+        step.payload = parse_diag(rest)
+    t.steps.append(step)
+
+
+# -- matching -------------------------------------------------------------------
+
+
+class Mismatch(Exception):
+    pass
+
+
+def match(pattern: Any, actual: Any, bindings: dict[str, Any], path: str = "$") -> None:
+    """Raise Mismatch unless ``actual`` fits ``pattern``. Placeholders:
+    ``<any>`` anything, ``<text>`` any text, ``<int>`` any integer,
+    ``<id:NAME>`` an integer bound to NAME on first use and equal to it after,
+    ``<program>``/``<language>`` the run's source and language (bound by the
+    runner). Containers match element by element, maps key by key."""
+    if isinstance(pattern, str):
+        placeholder = PLACEHOLDER.fullmatch(pattern)
+        if placeholder:
+            _match_placeholder(placeholder.group(1), placeholder.group(2), actual, bindings, path)
+            return
+    if isinstance(pattern, dict):
+        if not isinstance(actual, dict) or set(actual) != set(pattern):
+            raise Mismatch(f"{path}: expected keys {sorted(pattern)}, got {_show(actual)}")
+        for key in pattern:
+            match(pattern[key], actual[key], bindings, f"{path}.{key}")
+        return
+    if isinstance(pattern, list):
+        if not isinstance(actual, list) or len(actual) != len(pattern):
+            raise Mismatch(f"{path}: expected {len(pattern)} items, got {_show(actual)}")
+        for i, (p, a) in enumerate(zip(pattern, actual, strict=True)):
+            match(p, a, bindings, f"{path}[{i}]")
+        return
+    if isinstance(pattern, float) and isinstance(actual, float) and math.isnan(pattern):
+        if not math.isnan(actual):
+            raise Mismatch(f"{path}: expected NaN, got {actual!r}")
+        return
+    if type(pattern) is not type(actual) or pattern != actual:
+        raise Mismatch(f"{path}: expected {_show(pattern)}, got {_show(actual)}")
+
+
+def _match_placeholder(kind: str, name: str | None, actual: Any, bindings: dict[str, Any],
+                       path: str) -> None:
+    if kind == "any":
+        return
+    if kind == "text":
+        if not isinstance(actual, str):
+            raise Mismatch(f"{path}: expected text, got {_show(actual)}")
+        return
+    if kind in ("int", "id"):
+        if type(actual) is not int:
+            raise Mismatch(f"{path}: expected an integer, got {_show(actual)}")
+        if kind == "id" and name is not None:
+            key = f"id:{name}"
+            if key in bindings and bindings[key] != actual:
+                raise Mismatch(f"{path}: expected id {name} = {bindings[key]}, got {actual}")
+            if key not in bindings and actual in {v for k, v in bindings.items()
+                                                  if k.startswith("id:")}:
+                raise Mismatch(f"{path}: id {actual} was already used")
+            bindings[key] = actual
+        return
+    if kind in ("program", "language"):
+        if bindings.get(kind) != actual:
+            raise Mismatch(f"{path}: expected the run's {kind}, got {_show(actual)}")
+        return
+    raise Mismatch(f"{path}: unknown placeholder <{kind}>")
+
+
+def fresh_ids(patterns: Any) -> dict[str, int]:
+    """Bind every ``<id:k>`` in ``patterns`` (in order) to 1, 2, 3...: the
+    call ids a scripted guest uses, which the runner can then predict."""
+    found: dict[str, int] = {}
+
+    def walk(item: Any) -> None:
+        if isinstance(item, str):
+            placeholder = PLACEHOLDER.fullmatch(item)
+            if placeholder and placeholder.group(1) == "id":
+                found.setdefault(f"id:{placeholder.group(2)}", len(found) + 1)
+        elif isinstance(item, dict):
+            for value in item.values():
+                walk(value)
+        elif isinstance(item, list):
+            for value in item:
+                walk(value)
+
+    for pattern in patterns:
+        walk(pattern)
+    return found
+
+
+def substitute(pattern: Any, bindings: dict[str, Any]) -> Any:
+    """A concrete value from a pattern: placeholders replaced by bindings."""
+    if isinstance(pattern, str):
+        placeholder = PLACEHOLDER.fullmatch(pattern)
+        if placeholder:
+            kind, name = placeholder.groups()
+            key = f"{kind}:{name}" if name else kind
+            if key not in bindings:
+                raise KeyError(f"placeholder {pattern} has no value here")
+            return bindings[key]
+        return pattern
+    if isinstance(pattern, dict):
+        return {k: substitute(v, bindings) for k, v in pattern.items()}
+    if isinstance(pattern, list):
+        return [substitute(v, bindings) for v in pattern]
+    return pattern
+
+
+def _show(value: Any) -> str:
+    text = diag(value) if _is_wire(value) else repr(value)
+    return text if len(text) < 200 else text[:200] + "…"
+
+
+def _is_wire(value: Any) -> bool:
+    try:
+        diag(value)
+    except TypeError:
+        return False
+    return True

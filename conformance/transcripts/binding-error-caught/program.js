@@ -1,0 +1,2 @@
+try { await fail("bad input") }
+catch (e) { return [e.type, e.code] }

@@ -1,0 +1,1 @@
+return await Promise.all([add(1, 2), add(3, 4), add(5, 6)])

@@ -1,0 +1,2 @@
+console.log("hello")
+return 42

@@ -1,0 +1,3 @@
+print('x', end='')
+await add(1, 1)
+print('y')

@@ -1,0 +1,3 @@
+console.log('a')
+console.error('b')
+console.log('c')

@@ -1,0 +1,4 @@
+import sys
+print('a')
+print('b', file=sys.stderr)
+print('c')

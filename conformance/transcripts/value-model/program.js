@@ -1,0 +1,1 @@
+return await echo([null, true, -5, 2n ** 70n, 1.5, "é", new Uint8Array([0, 1]), {k: [1]}])
