@@ -133,14 +133,19 @@ class Connection:
 
     # -- sending -----------------------------------------------------------
 
-    def send(self, message: Message) -> bytes:
-        """Check ``message`` against the state table and encode it."""
+    def send(self, message: Message, payload: bytes | None = None) -> bytes:
+        """Check ``message`` against the state table and encode it.
+
+        ``payload``, when given, is ``encode_payload(message.to_wire())``
+        already computed by the caller (to size a large value once)."""
         if self._failure is not None and not isinstance(message, Error):
             raise LocalProtocolError(
                 ErrorCode.INTERNAL_ERROR, "connection failed; only ERROR may be sent"
             )
         self._transition(message, self.role, LocalProtocolError)
-        return encode_frame(message.TYPE, encode_payload(message.to_wire()))
+        if payload is None:
+            payload = encode_payload(message.to_wire())
+        return encode_frame(message.TYPE, payload)
 
     def _transition(
         self, message: Message, sender: Role, error: type[ProtocolError]

@@ -2,10 +2,11 @@
 
 from .bindings import HostBinding, prepare_bindings
 from .limits import Limits
+from .pool import PoolConfig
 from .result import OutputChunk, RunError, RunResult, RunStats, Status
 from .runtime import Runtime
 
 __all__ = [
-    "HostBinding", "Limits", "OutputChunk", "RunError", "RunResult", "RunStats", "Runtime",
-    "Status", "prepare_bindings",
+    "HostBinding", "Limits", "OutputChunk", "PoolConfig", "RunError", "RunResult", "RunStats",
+    "Runtime", "Status", "prepare_bindings",
 ]

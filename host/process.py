@@ -13,10 +13,14 @@ import asyncio
 import contextlib
 import fcntl
 import os
+import shutil
 import signal
 import socket
+import stat
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 #: Descriptors handed to posix_spawn are moved at least this high first, so
 #: that dup2 onto 0-3 never meets a source that is already 0-3.
@@ -238,3 +242,19 @@ def _on_exit(child: Child) -> None:
             code = -status.si_status if status.si_code in (
                 os.CLD_KILLED, os.CLD_DUMPED) else status.si_status
         child.exited.set_result(code)
+
+
+def remove_tree(path: str) -> None:
+    """rmtree that also gets through directories the program made unreadable."""
+
+    def retry(function: Any, name: str, _exc: Any) -> None:
+        with contextlib.suppress(OSError):
+            os.chmod(os.path.dirname(name), stat.S_IRWXU)
+            os.chmod(name, stat.S_IRWXU)
+        with contextlib.suppress(OSError):
+            function(name)
+
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(path, onexc=retry)
+    else:
+        shutil.rmtree(path, onerror=retry)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from types import TracebackType
+from typing import Any
 
 from .bindings import BindingsArg, prepare_bindings
-from .guests import LANGUAGES, Interpreters
+from .guests import LANGUAGES, GuestCommand, Interpreters, guest_command
 from .limits import Limits
+from .pool import GuestPool, PoolConfig
 from .result import RunResult
 from .session import Session
 
@@ -20,9 +22,10 @@ class Runtime:
     ``limits`` are the defaults for every run; ``env`` adds variables to the
     guest's otherwise empty environment; ``python`` and ``node`` are the
     interpreters the guests run on (default: this Python, and ``node`` found
-    on PATH once). A Runtime is cheap; use it as
-    an async context manager so that closing it ends runs still going
-    (their result has status ``cancelled``)::
+    on PATH once). ``pool`` keeps guests started ahead of time (see
+    :class:`PoolConfig`; ``None`` starts every guest at its run). Use it as an
+    async context manager, so that closing it stops the warm guests and ends
+    runs still going (their result has status ``cancelled``)::
 
         async with Runtime() as rt:
             result = await rt.run("return await add(1, 2)", bindings={"add": add})
@@ -35,14 +38,31 @@ class Runtime:
         env: Mapping[str, str] | None = None,
         python: str | None = None,
         node: str | None = None,
+        pool: PoolConfig | None = PoolConfig(),  # noqa: B008 - frozen, shared safely
     ) -> None:
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError("limits must be a tether.Limits")
         self.limits = limits or Limits()
         self._env = dict(env or {})
         self._interpreters = Interpreters(python=python or sys.executable, node=node)
+        self._pool_config = pool or PoolConfig(size=0)
+        self._pools: dict[tuple[str, int | None], GuestPool] = {}
         self._sessions: dict[Session, asyncio.Future[None]] = {}
+        self._teardowns: set[asyncio.Task[None]] = set()
         self._closed = False
+
+    def _pool(self, language: str, limits: Limits) -> GuestPool:
+        # Node's heap limit is a start-up flag, so it is part of the pool's key.
+        memory = limits.memory_bytes if language != "python" else None
+        key = (language, memory)
+        pool = self._pools.get(key)
+        if pool is None:
+            def command_for(workdir: str) -> GuestCommand:
+                return guest_command(language, workdir, limits, self._interpreters, self._env)
+
+            pool = self._pools[key] = GuestPool(command_for, self._pool_config,
+                                                limits.raw_output_bytes)
+        return pool
 
     async def run(
         self,
@@ -64,8 +84,11 @@ class Runtime:
                              f"{', '.join(LANGUAGES)}")
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError("limits must be a tether.Limits")
-        session = Session(source, language, prepare_bindings(bindings), limits or self.limits,
-                          interpreters=self._interpreters, env=self._env)
+        limits = limits or self.limits
+        prepared = prepare_bindings(bindings)
+        pool = self._pool(language, limits)
+        session = Session(source, language, prepared, limits, interpreters=self._interpreters,
+                          env=self._env, ready=pool.take(), defer=self._defer)
         ended = asyncio.get_running_loop().create_future()
         self._sessions[session] = ended
         try:
@@ -73,15 +96,26 @@ class Runtime:
         finally:
             del self._sessions[session]
             ended.set_result(None)
+            pool.refill()  # after the run, so a new guest's start-up does not slow it
+
+    def _defer(self, teardown: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(teardown)
+        self._teardowns.add(task)
+        task.add_done_callback(self._teardowns.discard)
 
     async def aclose(self) -> None:
-        """End every run still going (status ``cancelled``) and refuse new ones."""
+        """Stop the warm guests, end every run still going (status
+        ``cancelled``) and refuse new ones."""
         self._closed = True
         for session in self._sessions:
             session.cancel()
-        await asyncio.gather(*self._sessions.values())
+        await asyncio.gather(*self._sessions.values(),
+                             *(pool.aclose() for pool in self._pools.values()))
+        await asyncio.gather(*self._teardowns)
 
     async def __aenter__(self) -> Runtime:
+        for language in self._pool_config.prestart:
+            self._pool(language, self.limits).refill()
         return self
 
     async def __aexit__(

@@ -10,13 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import shutil
 import signal
-import stat
-import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +44,8 @@ from .bindings import HostBinding
 from .channel import Channel
 from .guests import GuestCommand, Interpreters, apply_rlimits, guest_command
 from .limits import Limits
-from .process import Child, spawn
+from .pool import ReadyGuest
+from .process import Child, remove_tree, spawn
 from .result import OutputChunk, RunError, RunResult, RunStats, Status
 
 
@@ -81,10 +78,15 @@ class Session:
         *,
         interpreters: Interpreters,
         env: Mapping[str, str] | None = None,
+        ready: ReadyGuest | None = None,
+        defer: Callable[[Coroutine[Any, Any, None]], None] | None = None,
         command: GuestCommand | None = None,
         wire_tap: Callable[[str, bytes], None] | None = None,
     ) -> None:
-        """``command`` replaces the language's guest and ``wire_tap`` sees every
+        """``ready`` is a warm guest to adopt instead of starting one;
+        ``defer`` takes the teardown after a DONE, to finish after run() returns
+        (without it, run() returns only once everything is reaped).
+        ``command`` replaces the language's guest and ``wire_tap`` sees every
         byte on fd 3: both exist for the conformance runner and recorder."""
         self.source = source
         self.language = language
@@ -92,6 +94,8 @@ class Session:
         self.limits = limits
         self._interpreters = interpreters
         self._env = env
+        self._ready = ready
+        self._defer = defer
         self._command = command
         self._wire_tap = wire_tap
         self._child: Child | None = None
@@ -110,16 +114,27 @@ class Session:
     async def run(self) -> RunResult:
         loop = asyncio.get_running_loop()
         self._ending = loop.create_future()
-        workdir = tempfile.mkdtemp(prefix="tether-run-")
+        ready = self._ready
+        workdir = ready.workdir if ready else tempfile.mkdtemp(prefix="tether-run-")
         child: Child | None = None
         started = loop.time()
         ending = Ending(Status.CANCELLED, RunError("Cancelled", "the run was cancelled"))
         try:
-            command = self._command or guest_command(
-                self.language, workdir, self.limits, self._interpreters, self._env)
-            child = self._child = spawn(command.argv, command.env,
-                                        raw_output_bytes=self.limits.raw_output_bytes)
+            if ready is not None:
+                child = self._child = ready.child
+                child.raw_stdout.limit = child.raw_stderr.limit = self.limits.raw_output_bytes
+                self._conn = ready.conn
+            else:
+                command = self._command or guest_command(
+                    self.language, workdir, self.limits, self._interpreters, self._env)
+                child = self._child = spawn(command.argv, command.env,
+                                            raw_output_bytes=self.limits.raw_output_bytes)
             self._channel = Channel(child.channel, self._on_data, self._on_eof, self._wire_tap)
+            if ready is not None:
+                try:
+                    self._on_hello(ready.hello)
+                except RemoteProtocolError as exc:
+                    self._protocol_failure(exc)
             try:
                 async with asyncio.timeout(self.limits.timeout):
                     ending = await self._until_end(child)
@@ -127,15 +142,34 @@ class Session:
                 ending = Ending(Status.TIMEOUT, RunError(
                     "Timeout", f"the program did not finish within {self.limits.timeout:g} s"))
             wall_time = loop.time() - started
+            if ending.killed_after_done and self._defer is not None:
+                # The result is known: nothing of the program may run on, so the
+                # group is killed and its calls cancelled now; reaping and
+                # removing the work directory happen after run() returns.
+                self._stop_calls()
+                child.signal_group(signal.SIGKILL)
+                result = self._result(ending, child, wall_time, None)
+                self._defer(self._teardown(child, ending, workdir))
+                child = None
+                return result
             exit_code = await self._shut_down(child, ending)
             return self._result(ending, child, wall_time, exit_code)
         finally:
             # Reached with an exception too, e.g. when run() itself is cancelled.
-            if child is not None and child.returncode is None:
-                await asyncio.shield(self._shut_down(child, ending))
             if child is not None:
+                if child.returncode is None:
+                    await asyncio.shield(self._shut_down(child, ending))
                 child.close()
-            _remove_tree(workdir)
+                remove_tree(workdir)
+            elif ready is None and self._child is None:
+                remove_tree(workdir)  # the spawn itself failed
+
+    async def _teardown(self, child: Child, ending: Ending, workdir: str) -> None:
+        try:
+            await self._shut_down(child, ending)
+        finally:
+            child.close()
+            remove_tree(workdir)
 
     def cancel(self) -> None:
         """End the run now with status ``cancelled`` (the runtime is closing)."""
@@ -167,16 +201,21 @@ class Session:
 
     async def _shut_down(self, child: Child, ending: Ending) -> int:
         self._finish(ending)
-        if self._channel is not None:
-            if ending.status is Status.TIMEOUT and self._conn.state is State.RUNNING:
-                self._send(Cancel(reason="timeout"))  # a courtesy (R-CANCEL-1)
-            self._channel.close()
-        calls = list(self._calls.values())
-        for task in calls:
-            task.cancel()  # R-TERM-3
+        if ending.status is Status.TIMEOUT and self._conn.state is State.RUNNING:
+            self._send(Cancel(reason="timeout"))  # a courtesy (R-CANCEL-1)
+        calls = self._stop_calls()
         await asyncio.gather(*calls, return_exceptions=True)
         return await child.terminate(self.limits.kill_grace,
                                      kill_now=ending.killed_after_done)
+
+    def _stop_calls(self) -> list[asyncio.Task[None]]:
+        """Close the channel and cancel the binding calls in flight (R-TERM-3)."""
+        if self._channel is not None:
+            self._channel.close()
+        calls = list(self._calls.values())
+        for task in calls:
+            task.cancel()
+        return calls
 
     def _finish(self, ending: Ending) -> None:
         if self._ending is not None and not self._ending.done():
@@ -215,9 +254,12 @@ class Session:
                     self._finish(Ending(Status.PROTOCOL_ERROR, RunError(
                         "ProtocolError", f"the guest reported {event.code.name}: {event.message}")))
         except RemoteProtocolError as exc:
-            self._send(Error(exc.code, exc.message))  # R-ERR-1
-            self._finish(Ending(Status.PROTOCOL_ERROR, RunError(
-                "ProtocolError", f"the guest broke the protocol: {exc}")))
+            self._protocol_failure(exc)
+
+    def _protocol_failure(self, exc: RemoteProtocolError) -> None:
+        self._send(Error(exc.code, exc.message))  # R-ERR-1
+        self._finish(Ending(Status.PROTOCOL_ERROR, RunError(
+            "ProtocolError", f"the guest broke the protocol: {exc}")))
 
     def _on_hello(self, hello: Hello) -> None:
         if self.language not in hello.languages:
@@ -321,7 +363,8 @@ class Session:
 
     # -- the result --------------------------------------------------------
 
-    def _result(self, ending: Ending, child: Child, wall_time: float, exit_code: int) -> RunResult:
+    def _result(self, ending: Ending, child: Child, wall_time: float,
+                exit_code: int | None) -> RunResult:
         child.drain_pipes()
         assert self._channel is not None
         return RunResult(
@@ -361,19 +404,3 @@ def _describe_exit(code: int) -> str:
         except ValueError:
             return f"killed by signal {-code}"
     return f"exit status {code}"
-
-
-def _remove_tree(path: str) -> None:
-    """rmtree that also gets through directories the program made unreadable."""
-
-    def retry(function: Any, name: str, _exc: Any) -> None:
-        with contextlib.suppress(OSError):
-            os.chmod(os.path.dirname(name), stat.S_IRWXU)
-            os.chmod(name, stat.S_IRWXU)
-        with contextlib.suppress(OSError):
-            function(name)
-
-    if sys.version_info >= (3, 12):
-        shutil.rmtree(path, onexc=retry)
-    else:
-        shutil.rmtree(path, onerror=retry)

@@ -8,11 +8,20 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Limits", "OutputChunk", "RunError", "RunResult", "RunStats", "Runtime", "Status",
-           "__version__"]
+__all__ = ["Limits", "OutputChunk", "PoolConfig", "RunError", "RunResult", "RunStats", "Runtime",
+           "Status", "__version__"]
 
 if TYPE_CHECKING:
-    from .host import Limits, OutputChunk, RunError, RunResult, RunStats, Runtime, Status
+    from .host import (
+        Limits,
+        OutputChunk,
+        PoolConfig,
+        RunError,
+        RunResult,
+        RunStats,
+        Runtime,
+        Status,
+    )
 
 
 def __getattr__(name: str) -> Any:

@@ -51,6 +51,8 @@ LANGUAGES: Final = ("python",)
 OUTPUT_CHUNK: Final = 64 * 1024
 #: Text buffered per stream before it is sent, when no newline comes.
 OUTPUT_BUFFER: Final = 8 * 1024
+#: a1 65 "value": the bytes DONE's envelope adds around the value.
+DONE_ENVELOPE: Final = 7
 
 
 class BindingError(Exception):
@@ -74,9 +76,9 @@ class Channel:
         self.conn = Connection(Role.GUEST)
         self._lock = threading.Lock()  # program threads print too
 
-    def send(self, message: Any) -> None:
+    def send(self, message: Any, payload: bytes | None = None) -> None:
         with self._lock:
-            self.sock.sendall(self.conn.send(message))
+            self.sock.sendall(self.conn.send(message, payload))
 
     def receive_blocking(self) -> Any:
         """The next message, reading as needed (before the loop runs)."""
@@ -288,7 +290,8 @@ class Guest:
         return None
 
 
-def run_program(channel: Channel, run: Run) -> Done:
+def run_program(channel: Channel, run: Run, loop: asyncio.AbstractEventLoop) -> None:
+    """Run the program and send its DONE (R-DONE-1)."""
     guest = Guest(channel, run)
     names = {b.name: guest.make_binding(b.name) for b in run.bindings}
     names["BindingError"] = BindingError
@@ -296,27 +299,32 @@ def run_program(channel: Channel, run: Run) -> Done:
     sys.stderr = ProgramStream(guest.output, Stream.STDERR)
     try:
         code = compile_program(run.source)
-        value = asyncio.run(guest.main(code, program_globals(names)))
+        value = loop.run_until_complete(guest.main(code, program_globals(names)))
     except asyncio.CancelledError:
         guest.output.flush()
-        return Done(error=ProgramError(type="Cancelled", message="the run was cancelled"))
+        channel.send(Done(error=ProgramError(type="Cancelled", message="the run was cancelled")))
+        return
     except BaseException as exc:  # everything the program raises is data
         guest.output.flush()
-        return Done(error=describe(exc))
+        channel.send(Done(error=describe(exc)))
+        return
     guest.output.flush()
     try:
         wire = to_wire(value, run.limits.max_depth)
     except ValueModelError as exc:
-        return Done(error=ProgramError(type="TypeError", message=f"return value {exc}"))
-    size = len(encode_payload({"": wire})) - 2
+        channel.send(Done(error=ProgramError(type="TypeError", message=f"return value {exc}")))
+        return
+    payload = encode_payload({"value": wire})  # encoded once: for the size and to send
+    size = len(payload) - DONE_ENVELOPE
     if size > run.limits.value_bytes:
-        return Done(error=ProgramError(
+        channel.send(Done(error=ProgramError(
             type="ValueError",
             message=f"return value takes {size} bytes, over the limit of "
                     f"{run.limits.value_bytes} (value_bytes)",
             code=ErrorCode.VALUE_TOO_LARGE,
-        ))
-    return Done(value=wire)
+        )))
+        return
+    channel.send(Done(value=wire), payload)
 
 
 def main(cwd: str | None) -> None:
@@ -330,6 +338,9 @@ def main(cwd: str | None) -> None:
                            f"{platform.python_implementation()}/{platform.python_version()}",
             languages=LANGUAGES,
         ))
+        # Made while the host has nothing for us yet, so RUN does not wait for it.
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
         run = channel.receive_blocking()
         if run is CONNECTION_CLOSED:
             os._exit(0)
@@ -340,8 +351,7 @@ def main(cwd: str | None) -> None:
         # Past file_bytes (RLIMIT_FSIZE, set by the host) a write fails with
         # EFBIG instead of killing the process.
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        done = run_program(channel, run)
-        channel.send(done)
+        run_program(channel, run, loop)
     except ProtocolError as exc:
         channel.fail(exc)
     except OSError:

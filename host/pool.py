@@ -1,0 +1,177 @@
+"""Warm guests: processes started ahead of time, each used for one run.
+
+A warm guest has started its interpreter, loaded the shim and said HELLO; it
+waits for RUN. A run takes one (or starts one cold when none is ready) and
+the guest dies with the run, exactly like a cold one, so nothing ever
+carries from one program to the next. The pool refills in the background
+and lets its guests go after ``idle_timeout`` seconds without a run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import tempfile
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tether.codec import NEED_DATA, Connection, Hello, ProtocolError, Role
+
+from .guests import GuestCommand
+from .process import Child, remove_tree, spawn
+
+#: How long a warm guest may take to say HELLO before it is given up.
+START_TIMEOUT = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class PoolConfig:
+    """Warm guests per language (and, for Node, per memory limit).
+
+    size: guests kept ready; 0 turns the pool off (every run starts cold).
+    idle_timeout: seconds without a run after which the ready guests are
+        stopped (the next run starts cold and refills the pool).
+    prestart: languages to warm as soon as the Runtime is entered; others are
+        warmed by their first run.
+    """
+
+    size: int = 2
+    idle_timeout: float = 120.0
+    prestart: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.size < 0 or self.idle_timeout <= 0:
+            raise ValueError("PoolConfig.size must be >= 0 and idle_timeout > 0")
+
+
+@dataclass
+class ReadyGuest:
+    """A started guest whose HELLO has arrived; a Session adopts it."""
+
+    child: Child
+    workdir: str
+    conn: Connection
+    hello: Hello
+
+
+class GuestStartError(Exception):
+    pass
+
+
+async def start_guest(command_for: Callable[[str], GuestCommand],
+                      raw_output_bytes: int) -> ReadyGuest:
+    """Spawn a guest and wait for its HELLO; anything else is a start error."""
+    workdir = tempfile.mkdtemp(prefix="tether-run-")
+    command = command_for(workdir)
+    child = spawn(command.argv, command.env, raw_output_bytes=raw_output_bytes)
+    conn = Connection(Role.HOST)
+    loop = asyncio.get_running_loop()
+    try:
+        async with asyncio.timeout(START_TIMEOUT):
+            while True:
+                event = conn.next_event()
+                if isinstance(event, Hello):
+                    return ReadyGuest(child, workdir, conn, event)
+                if event is not NEED_DATA:
+                    raise GuestStartError(f"expected HELLO, got {event!r}")
+                data = await loop.sock_recv(child.channel, 65536)
+                if not data:
+                    conn.receive_eof()
+                else:
+                    conn.receive_data(data)
+    except (GuestStartError, ProtocolError, TimeoutError, OSError, asyncio.CancelledError) as exc:
+        await child.terminate(0.1, kill_now=True)
+        child.close()
+        remove_tree(workdir)
+        if isinstance(exc, asyncio.CancelledError):
+            raise
+        raise GuestStartError(str(exc)) from exc
+
+
+class GuestPool:
+    """Ready guests of one kind, refilled in the background."""
+
+    def __init__(self, command_for: Callable[[str], GuestCommand], config: PoolConfig,
+                 raw_output_bytes: int) -> None:
+        self._command_for = command_for
+        self._config = config
+        self._raw_output_bytes = raw_output_bytes
+        self._ready: deque[ReadyGuest] = deque()
+        self._tasks: set[asyncio.Task[None]] = set()  # starting and discarding guests
+        self._starting = 0
+        self._idle: asyncio.TimerHandle | None = None
+        self._closed = False
+
+    def take(self) -> ReadyGuest | None:
+        """A ready guest, or None (start one cold). Call :meth:`refill` after
+        the run, so the replacement's start-up does not compete with it."""
+        guest = None
+        while self._ready and guest is None:
+            candidate = self._ready.popleft()
+            if candidate.child.exited.done():  # died while waiting: discard
+                self._spawn_task(_discard(candidate))
+            else:
+                guest = candidate
+        self._touch()
+        return guest
+
+    def _touch(self) -> None:
+        """A run came: push the idle deadline back."""
+        if self._idle is not None:
+            self._idle.cancel()
+        if not self._closed:
+            self._idle = asyncio.get_running_loop().call_later(self._config.idle_timeout,
+                                                              self._let_go)
+
+    def refill(self) -> None:
+        """Start guests until ``size`` are ready or starting."""
+        if self._closed or self._config.size == 0:
+            return
+        if self._idle is None:
+            self._touch()
+        missing = self._config.size - len(self._ready) - self._starting
+        for _ in range(max(0, missing)):
+            self._starting += 1
+            self._spawn_task(self._start_one())
+
+    def _spawn_task(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _start_one(self) -> None:
+        try:
+            guest = await start_guest(self._command_for, self._raw_output_bytes)
+        except GuestStartError:
+            return  # the next run starts cold and shows the real error
+        finally:
+            self._starting -= 1
+        if self._closed:
+            await _discard(guest)
+        else:
+            self._ready.append(guest)
+
+    def _let_go(self) -> None:
+        self._idle = None
+        while self._ready:
+            self._spawn_task(_discard(self._ready.popleft()))
+
+    async def aclose(self) -> None:
+        self._closed = True
+        if self._idle is not None:
+            self._idle.cancel()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        guests = list(self._ready)
+        self._ready.clear()
+        await asyncio.gather(*(_discard(g) for g in guests))
+
+
+async def _discard(guest: ReadyGuest) -> None:
+    with contextlib.suppress(Exception):
+        await guest.child.terminate(0.1, kill_now=True)
+    guest.child.close()
+    remove_tree(guest.workdir)
