@@ -2,8 +2,9 @@
 
     make bench                    # or: .venv/bin/python bench/run.py [--repeat N]
 
-Every workload runs through the public API (``Runtime.run``) with a fresh
-guest per run. The baseline column does the same work by spawning
+Every workload runs through the public API (``Runtime.run``), each run in a
+guest of its own: "cold" starts the guest at the run (no pool), "warm" takes
+one the pool started before. The baseline column does the same work by spawning
 ``python -c`` (or ``node -e``) by hand and reading its stdout, the way ad-hoc "run the
 model's code" helpers do; the ratio is tether's median over the baseline's.
 """
@@ -14,6 +15,7 @@ import argparse
 import asyncio
 import json
 import platform
+import resource
 import shutil
 import statistics
 import sys
@@ -22,7 +24,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from tether import Limits, Runtime
+from tether import Limits, PoolConfig, Runtime
 
 HERE = Path(__file__).resolve().parent
 
@@ -81,10 +83,13 @@ WORKLOADS: dict[str, dict[str, tuple[str, str]]] = {
 }
 
 
-async def _timed(repeat: int, once: Callable[[], Awaitable[None]]) -> list[float]:
+async def _timed(repeat: int, once: Callable[[], Awaitable[None]], pause: float = 0.0
+                 ) -> list[float]:
     await once()  # warm the page cache and the host's imports
     samples = []
     for _ in range(repeat):
+        if pause:
+            await asyncio.sleep(pause)  # lets a warm pool refill, as between agent steps
         start = time.perf_counter()
         await once()
         samples.append(time.perf_counter() - start)
@@ -103,41 +108,68 @@ async def _baseline(language: str, code: str) -> None:
     await proc.communicate()
 
 
-async def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--repeat", type=int, default=20)
-    args = parser.parse_args()
-    rows: list[dict[str, Any]] = []
-    async with Runtime(limits=Limits(timeout=60)) as rt:
+async def _workloads(repeat: int, rows: list[dict[str, Any]]) -> None:
+    limits = Limits(timeout=60)
+    pool = PoolConfig(size=2, prestart=("python", "javascript"))
+    async with Runtime(limits=limits, pool=None) as cold, \
+            Runtime(limits=limits, pool=pool) as warm:
+        await asyncio.sleep(1.0)
         for name, variants in WORKLOADS.items():
             for language, (program, baseline) in variants.items():
-                async def run_once(program: str = program, language: str = language) -> None:
-                    result = await rt.run(program, language=language, bindings=[echo])
-                    assert result.ok, result.error
-
                 async def run_baseline(language: str = language, baseline: str = baseline) -> None:
                     await _baseline(language, baseline)
 
-                ours = await _timed(args.repeat, run_once)
-                theirs = await _timed(args.repeat, run_baseline)
-                rows.append(_row(f"{name} [{language}]", ours, theirs))
+                theirs = await _timed(repeat, run_baseline)
+                for mode, rt in (("cold", cold), ("warm", warm)):
+                    async def run_once(program: str = program, language: str = language,
+                                       rt: Runtime = rt) -> None:
+                        result = await rt.run(program, language=language, bindings=[echo])
+                        assert result.ok, result.error
 
-        concurrent = 20
+                    ours = await _timed(repeat, run_once, pause=0.15 if mode == "warm" else 0)
+                    rows.append(_row(f"{name} [{language}, {mode}]", ours, theirs))
 
-        async def burst() -> None:
-            results = await asyncio.gather(*(rt.run("return 1") for _ in range(concurrent)))
-            assert all(r.ok for r in results)
 
-        async def baseline_burst() -> None:
-            await asyncio.gather(*(_baseline("python", "print(1)") for _ in range(concurrent)))
+async def _load(runs: int, callers: int, pool_size: int) -> dict[str, Any]:
+    """``runs`` hello runs from ``callers`` concurrent callers through one Runtime."""
+    latencies: list[float] = []
+    async with Runtime(pool=PoolConfig(size=pool_size, prestart=("python",))) as rt:
+        await asyncio.sleep(1.0)
+        queue = iter(range(runs))
 
-        ours = await _timed(max(3, args.repeat // 4), burst)
-        theirs = await _timed(max(3, args.repeat // 4), baseline_burst)
-        row = _row(f"{concurrent} concurrent runs [python]", ours, theirs)
-        row["runs_per_s"] = concurrent / row["median_ms"] * 1000
-        rows.append(row)
+        async def caller() -> None:
+            for _ in queue:
+                start = time.perf_counter()
+                result = await rt.run("print('hello')\nreturn 42")
+                assert result.ok, result.error
+                latencies.append(time.perf_counter() - start)
+
+        start = time.perf_counter()
+        await asyncio.gather(*(caller() for _ in range(callers)))
+        elapsed = time.perf_counter() - start
+    latencies.sort()
+    return {
+        "workload": f"{runs} hello runs, {callers} callers, pool of {pool_size}",
+        "runs_per_s": runs / elapsed,
+        "p50_ms": latencies[len(latencies) // 2] * 1000,
+        "p99_ms": latencies[int(len(latencies) * 0.99)] * 1000,
+        "peak_host_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--load-runs", type=int, default=1000)
+    args = parser.parse_args()
+    rows: list[dict[str, Any]] = []
+    await _workloads(args.repeat, rows)
     _print(rows)
-    report = {"python": platform.python_version(), "machine": platform.machine(), "rows": rows}
+    load = await _load(args.load_runs, 20, 4)
+    print(f"\n{load['workload']}: {load['runs_per_s']:.0f} runs/s, p50 {load['p50_ms']:.1f} ms, "
+          f"p99 {load['p99_ms']:.1f} ms, peak host RSS {load['peak_host_rss_mb']:.0f} MB")
+    report = {"python": platform.python_version(), "machine": platform.machine(), "rows": rows,
+              "load": load}
     (HERE / "results.json").write_text(json.dumps(report, indent=1) + "\n")
 
 
@@ -154,12 +186,12 @@ def _row(name: str, ours: list[float], theirs: list[float]) -> dict[str, Any]:
 
 
 def _print(rows: list[dict[str, Any]]) -> None:
-    header = f"{'workload':48} {'median ms':>10} {'p90 ms':>8} {'baseline ms':>12} {'ratio':>6}"
+    header = f"{'workload':54} {'median ms':>10} {'p90 ms':>8} {'baseline ms':>12} {'ratio':>6}"
     print(header)
     print("-" * len(header))
     for r in rows:
-        extra = f"  ({r['runs_per_s']:.0f} runs/s)" if "runs_per_s" in r else ""
-        print(f"{r['workload']:48} {r['median_ms']:10.1f} {r['p90_ms']:8.1f} "
+        extra = ""
+        print(f"{r['workload']:54} {r['median_ms']:10.1f} {r['p90_ms']:8.1f} "
               f"{r['baseline_ms']:12.1f} {r['ratio']:6.2f}{extra}")
 
 

@@ -6,27 +6,49 @@ from __future__ import annotations
 import asyncio
 import os
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tether import Limits, RunResult, Runtime
+from tether import Limits, PoolConfig, RunResult, Runtime
 
 #: Programs that start processes of their own put this in their argv, so the
 #: leak check can find every one of them.
 MARKER = "tether-test-marker"
 
 
+class _Shared:
+    """One event loop and one Runtime for the whole session, so most runs
+    take a warm guest from its pool, as in an application."""
+
+    loop: asyncio.AbstractEventLoop | None = None
+    runtime: Runtime | None = None
+
+
 def run(source: str, **kwargs: Any) -> RunResult:
-    runtime_kwargs = {k: kwargs.pop(k) for k in ("env",) if k in kwargs}
+    if "env" in kwargs:  # a per-runtime setting: a Runtime of its own
+        env = kwargs.pop("env")
 
-    async def go() -> RunResult:
-        async with Runtime(**runtime_kwargs) as rt:
-            return await rt.run(source, **kwargs)
+        async def go() -> RunResult:
+            async with Runtime(env=env) as rt:
+                return await rt.run(source, **kwargs)
 
-    return asyncio.run(go())
+        return asyncio.run(go())
+    assert _Shared.loop is not None and _Shared.runtime is not None
+    return _Shared.loop.run_until_complete(_Shared.runtime.run(source, **kwargs))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_runtime(nothing_leaks: None) -> Iterator[None]:
+    _Shared.loop = asyncio.new_event_loop()
+    _Shared.runtime = Runtime(pool=PoolConfig(size=2, prestart=("python", "javascript")))
+    _Shared.loop.run_until_complete(_Shared.runtime.__aenter__())
+    yield
+    _Shared.loop.run_until_complete(_Shared.runtime.aclose())
+    _Shared.loop.close()
 
 
 LANGUAGES = ["python", "javascript"]
@@ -66,6 +88,17 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+def gone(pid: int, within: float = 5.0) -> bool:
+    """True once ``pid`` has died. SIGKILL reaches the whole group before
+    run() returns, but dying and reaping may finish just after it."""
+    deadline = time.monotonic() + within
+    while alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
+    return True
 
 
 @pytest.fixture(scope="session", autouse=True)
