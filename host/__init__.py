@@ -5,8 +5,9 @@ from .limits import Limits
 from .pool import PoolConfig
 from .result import OutputChunk, RunError, RunResult, RunStats, Status
 from .runtime import Runtime
+from .sandbox import Sandbox, SandboxUnavailable
 
 __all__ = [
     "HostBinding", "Limits", "OutputChunk", "PoolConfig", "RunError", "RunResult", "RunStats",
-    "Runtime", "Status", "prepare_bindings",
+    "Runtime", "Sandbox", "SandboxUnavailable", "Status", "prepare_bindings",
 ]

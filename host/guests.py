@@ -10,6 +10,7 @@ NODE_EXTRA_CA_CERTS would change or slow the guest).
 from __future__ import annotations
 
 import contextlib
+import os
 import resource
 import shutil
 import sys
@@ -77,9 +78,13 @@ def guest_command(
     interpreters: Interpreters,
     env: Mapping[str, str] | None = None,
 ) -> GuestCommand:
-    full_env = {**_BASE_ENV, "HOME": workdir, "TMPDIR": workdir, **(env or {})}
+    # PWD too: bwrap sets it in the sandbox, so every profile shows the same.
+    full_env = {**_BASE_ENV, "HOME": workdir, "TMPDIR": workdir, "PWD": workdir, **(env or {})}
     if language == "python":
-        argv = [interpreters.python, "-I", "-S", "-B", str(GUEST_DIR / "python" / "main.py"),
+        # The real interpreter, not a venv's symlink: the sandbox binds only it,
+        # and the guest finds its imports through --path, not a venv.
+        argv = [os.path.realpath(interpreters.python), "-I", "-S", "-B",
+                str(GUEST_DIR / "python" / "main.py"),
                 "--cwd", workdir]
         for path in _python_paths():
             argv += ["--path", path]
@@ -97,13 +102,15 @@ def apply_rlimits(pid: int, language: str, limits: Limits) -> None:
     """Lower the guest's rlimits from outside (prlimit), between its HELLO and
     the RUN, so no program code runs unlimited even in a guest that cannot
     limit itself. Node reserves far more address space than it uses, so it
-    gets no RLIMIT_AS; its heap is bounded by --max-old-space-size instead."""
+    gets no RLIMIT_AS; its heap is bounded by --max-old-space-size instead.
+    ``processes`` is not an rlimit here: RLIMIT_NPROC counts every process of
+    the user (and root ignores it); the namespaces sandbox's pids cgroup
+    bounds the run's own tree instead."""
     wire = limits.wire()
     wanted = {
         resource.RLIMIT_CPU: wire.cpu_seconds,
         resource.RLIMIT_NOFILE: wire.open_files,
         resource.RLIMIT_FSIZE: wire.file_bytes,
-        resource.RLIMIT_NPROC: wire.processes,
     }
     if language == "python":
         wanted[resource.RLIMIT_AS] = wire.memory_bytes

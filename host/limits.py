@@ -33,10 +33,13 @@ class Limits:
     Shape:
         max_depth: nesting of values.
         max_calls_in_flight: concurrent binding calls; the guest queues more.
-    Resources, applied by the guest to itself (None: not limited):
-        memory_bytes (address space), cpu_seconds (None: ``timeout`` + 1),
-        open_files, file_bytes (largest file written), processes
-        (RLIMIT_NPROC: counts every process of the user, and root ignores it).
+    Resources (None: not limited), applied to the guest with rlimits and,
+    in the namespaces sandbox, a cgroup for the whole process tree:
+        memory_bytes: address space (Python), V8 heap (Node), and the cgroup's
+            memory ceiling; cpu_seconds (None: ``timeout`` + 1);
+        open_files; file_bytes (largest file written);
+        processes: processes and threads of the run (the cgroup's pids.max;
+            the process sandbox has no way to bound them for one run).
     """
 
     timeout: float = 30.0
@@ -52,7 +55,7 @@ class Limits:
     cpu_seconds: int | None = None
     open_files: int | None = 256
     file_bytes: int | None = 64 * MiB
-    processes: int | None = None
+    processes: int | None = 256
 
     def __post_init__(self) -> None:
         for name in ("timeout", "kill_grace"):

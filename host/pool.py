@@ -20,7 +20,9 @@ from typing import Any
 from tether.codec import NEED_DATA, Connection, Hello, ProtocolError, Role
 
 from .guests import GuestCommand
-from .process import Child, remove_tree, spawn
+from .limits import Limits
+from .process import Child, remove_tree
+from .sandbox import Launched, Sandbox, launch
 
 #: How long a warm guest may take to say HELLO before it is given up.
 START_TIMEOUT = 30.0
@@ -50,22 +52,31 @@ class PoolConfig:
 class ReadyGuest:
     """A started guest whose HELLO has arrived; a Session adopts it."""
 
-    child: Child
+    launched: Launched
     workdir: str
     conn: Connection
     hello: Hello
+
+    @property
+    def child(self) -> Child:
+        return self.launched.child
 
 
 class GuestStartError(Exception):
     pass
 
 
-async def start_guest(command_for: Callable[[str], GuestCommand],
-                      raw_output_bytes: int) -> ReadyGuest:
-    """Spawn a guest and wait for its HELLO; anything else is a start error."""
+async def start_guest(command_for: Callable[[str], GuestCommand], limits: Limits,
+                      profile: Sandbox) -> ReadyGuest:
+    """Start a guest and wait for its HELLO; anything else is a start error."""
     workdir = tempfile.mkdtemp(prefix="tether-run-")
-    command = command_for(workdir)
-    child = spawn(command.argv, command.env, raw_output_bytes=raw_output_bytes)
+    try:
+        launched = await launch(command_for(workdir), workdir, limits, profile,
+                                limits.raw_output_bytes)
+    except BaseException:
+        remove_tree(workdir)
+        raise
+    child = launched.child
     conn = Connection(Role.HOST)
     loop = asyncio.get_running_loop()
     try:
@@ -73,7 +84,7 @@ async def start_guest(command_for: Callable[[str], GuestCommand],
             while True:
                 event = conn.next_event()
                 if isinstance(event, Hello):
-                    return ReadyGuest(child, workdir, conn, event)
+                    return ReadyGuest(launched, workdir, conn, event)
                 if event is not NEED_DATA:
                     raise GuestStartError(f"expected HELLO, got {event!r}")
                 data = await loop.sock_recv(child.channel, 65536)
@@ -82,8 +93,8 @@ async def start_guest(command_for: Callable[[str], GuestCommand],
                 else:
                     conn.receive_data(data)
     except (GuestStartError, ProtocolError, TimeoutError, OSError, asyncio.CancelledError) as exc:
-        await child.terminate(0.1, kill_now=True)
-        child.close()
+        await launched.terminate(0.1, kill_now=True)
+        launched.close()
         remove_tree(workdir)
         if isinstance(exc, asyncio.CancelledError):
             raise
@@ -94,10 +105,11 @@ class GuestPool:
     """Ready guests of one kind, refilled in the background."""
 
     def __init__(self, command_for: Callable[[str], GuestCommand], config: PoolConfig,
-                 raw_output_bytes: int) -> None:
+                 limits: Limits, profile: Sandbox) -> None:
         self._command_for = command_for
         self._config = config
-        self._raw_output_bytes = raw_output_bytes
+        self._limits = limits
+        self._profile = profile
         self._ready: deque[ReadyGuest] = deque()
         self._tasks: set[asyncio.Task[None]] = set()  # starting and discarding guests
         self._starting = 0
@@ -143,7 +155,7 @@ class GuestPool:
 
     async def _start_one(self) -> None:
         try:
-            guest = await start_guest(self._command_for, self._raw_output_bytes)
+            guest = await start_guest(self._command_for, self._limits, self._profile)
         except GuestStartError:
             return  # the next run starts cold and shows the real error
         finally:
@@ -172,6 +184,6 @@ class GuestPool:
 
 async def _discard(guest: ReadyGuest) -> None:
     with contextlib.suppress(Exception):
-        await guest.child.terminate(0.1, kill_now=True)
-    guest.child.close()
+        await guest.launched.terminate(0.1, kill_now=True)
+    guest.launched.close()
     remove_tree(guest.workdir)

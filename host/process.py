@@ -149,15 +149,19 @@ class Child:
 
 
 def spawn(
-    argv: Sequence[str], env: Mapping[str, str], *, raw_output_bytes: int
+    argv: Sequence[str], env: Mapping[str, str], *, raw_output_bytes: int,
+    extra_fds: Sequence[tuple[int, int]] = (),
 ) -> Child:
-    """Start ``argv`` (argv[0] an absolute path) as a guest. Must be called
-    from a running event loop."""
+    """Start ``argv`` (argv[0] an absolute path) as a guest; ``extra_fds``
+    are (host fd, child fd) pairs to pass besides 0-3. Must be called from a
+    running event loop."""
     loop = asyncio.get_running_loop()
     host_end, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     child_fds = [_high(os.dup(child_end.fileno())), _high(out_w), _high(err_w)]
+    extras = [(_high(os.dup(fd)), target) for fd, target in extra_fds]
+    child_fds += [fd for fd, _ in extras]
     child_end.close()
     try:
         pid = os.posix_spawn(
@@ -169,6 +173,7 @@ def spawn(
                 (os.POSIX_SPAWN_DUP2, child_fds[1], 1),
                 (os.POSIX_SPAWN_DUP2, child_fds[2], 2),
                 (os.POSIX_SPAWN_DUP2, child_fds[0], 3),
+                *((os.POSIX_SPAWN_DUP2, fd, target) for fd, target in extras),
             ],
             setsid=True,
             setsigmask=(),  # nothing blocked, whatever the host's threads block

@@ -49,6 +49,8 @@ class RunStats:
     bytes_out: int = 0  # bytes sent on fd 3
     output_truncated: bool = False  # printed output went past output_bytes
     raw_output_truncated: bool = False  # raw fd 1/2 output went past its cap
+    sandbox: str = "process"  # the isolation profile the run used
+    peak_memory_bytes: int | None = None  # of the whole process tree, where a cgroup measured it
     #: The guest's exit status (-N: killed by signal N); None when the guest was
     #: killed right after DONE and is reaped after run() returned.
     exit_code: int | None = None

@@ -13,6 +13,7 @@ from .guests import LANGUAGES, GuestCommand, Interpreters, guest_command
 from .limits import Limits
 from .pool import GuestPool, PoolConfig
 from .result import RunResult
+from .sandbox import Sandbox, resolve
 from .session import Session
 
 
@@ -23,7 +24,11 @@ class Runtime:
     guest's otherwise empty environment; ``python`` and ``node`` are the
     interpreters the guests run on (default: this Python, and ``node`` found
     on PATH once). ``pool`` keeps guests started ahead of time (see
-    :class:`PoolConfig`; ``None`` starts every guest at its run). Use it as an
+    :class:`PoolConfig`; ``None`` starts every guest at its run). ``sandbox``
+    is the isolation profile (:class:`Sandbox`): ``"namespaces"`` (bwrap;
+    raises SandboxUnavailable where it cannot work), ``"process"`` (no
+    boundary), or ``"auto"``, the default: namespaces where available, else
+    process with a RuntimeWarning; ``runtime.sandbox`` says which. Use it as an
     async context manager, so that closing it stops the warm guests and ends
     runs still going (their result has status ``cancelled``)::
 
@@ -39,6 +44,7 @@ class Runtime:
         python: str | None = None,
         node: str | None = None,
         pool: PoolConfig | None = PoolConfig(),  # noqa: B008 - frozen, shared safely
+        sandbox: Sandbox | str = Sandbox.AUTO,
     ) -> None:
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError("limits must be a tether.Limits")
@@ -46,22 +52,22 @@ class Runtime:
         self._env = dict(env or {})
         self._interpreters = Interpreters(python=python or sys.executable, node=node)
         self._pool_config = pool or PoolConfig(size=0)
-        self._pools: dict[tuple[str, int | None], GuestPool] = {}
+        self.sandbox = resolve(sandbox)
+        self._pools: dict[tuple[str, int | None, Sandbox], GuestPool] = {}
         self._sessions: dict[Session, asyncio.Future[None]] = {}
         self._teardowns: set[asyncio.Task[None]] = set()
         self._closed = False
 
-    def _pool(self, language: str, limits: Limits) -> GuestPool:
+    def _pool(self, language: str, limits: Limits, sandbox: Sandbox) -> GuestPool:
         # Node's heap limit is a start-up flag, so it is part of the pool's key.
         memory = limits.memory_bytes if language != "python" else None
-        key = (language, memory)
+        key = (language, memory, sandbox)
         pool = self._pools.get(key)
         if pool is None:
             def command_for(workdir: str) -> GuestCommand:
                 return guest_command(language, workdir, limits, self._interpreters, self._env)
 
-            pool = self._pools[key] = GuestPool(command_for, self._pool_config,
-                                                limits.raw_output_bytes)
+            pool = self._pools[key] = GuestPool(command_for, self._pool_config, limits, sandbox)
         return pool
 
     async def run(
@@ -71,9 +77,11 @@ class Runtime:
         language: str = "python",
         bindings: BindingsArg = None,
         limits: Limits | None = None,
+        sandbox: Sandbox | str | None = None,
     ) -> RunResult:
         """Run ``source`` and return how it ended. Never raises for what the
-        program did; raises ValueError/TypeError for bad arguments, and
+        program did; raises ValueError/TypeError for bad arguments,
+        SandboxUnavailable for a sandbox this machine lacks, and
         CancelledError if the calling task is cancelled (after cleaning up)."""
         if self._closed:
             raise RuntimeError("this Runtime is closed")
@@ -85,10 +93,11 @@ class Runtime:
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError("limits must be a tether.Limits")
         limits = limits or self.limits
+        profile = self.sandbox if sandbox is None else resolve(sandbox)
         prepared = prepare_bindings(bindings)
-        pool = self._pool(language, limits)
+        pool = self._pool(language, limits, profile)
         session = Session(source, language, prepared, limits, interpreters=self._interpreters,
-                          env=self._env, ready=pool.take(), defer=self._defer)
+                          env=self._env, sandbox=profile, ready=pool.take(), defer=self._defer)
         ended = asyncio.get_running_loop().create_future()
         self._sessions[session] = ended
         try:
@@ -115,7 +124,7 @@ class Runtime:
 
     async def __aenter__(self) -> Runtime:
         for language in self._pool_config.prestart:
-            self._pool(language, self.limits).refill()
+            self._pool(language, self.limits, self.sandbox).refill()
         return self
 
     async def __aexit__(

@@ -42,11 +42,12 @@ from tether.codec import (
 
 from .bindings import HostBinding
 from .channel import Channel
-from .guests import GuestCommand, Interpreters, apply_rlimits, guest_command
+from .guests import GuestCommand, Interpreters, guest_command
 from .limits import Limits
 from .pool import ReadyGuest
-from .process import Child, remove_tree, spawn
+from .process import Child, remove_tree
 from .result import OutputChunk, RunError, RunResult, RunStats, Status
+from .sandbox import Launched, Sandbox, launch
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +79,7 @@ class Session:
         *,
         interpreters: Interpreters,
         env: Mapping[str, str] | None = None,
+        sandbox: Sandbox = Sandbox.PROCESS,
         ready: ReadyGuest | None = None,
         defer: Callable[[Coroutine[Any, Any, None]], None] | None = None,
         command: GuestCommand | None = None,
@@ -94,7 +96,9 @@ class Session:
         self.limits = limits
         self._interpreters = interpreters
         self._env = env
+        self._sandbox = sandbox
         self._ready = ready
+        self._launched: Launched | None = None
         self._defer = defer
         self._command = command
         self._wire_tap = wire_tap
@@ -121,14 +125,15 @@ class Session:
         ending = Ending(Status.CANCELLED, RunError("Cancelled", "the run was cancelled"))
         try:
             if ready is not None:
-                child = self._child = ready.child
-                child.raw_stdout.limit = child.raw_stderr.limit = self.limits.raw_output_bytes
+                self._launched = ready.launched
                 self._conn = ready.conn
             else:
                 command = self._command or guest_command(
                     self.language, workdir, self.limits, self._interpreters, self._env)
-                child = self._child = spawn(command.argv, command.env,
-                                            raw_output_bytes=self.limits.raw_output_bytes)
+                self._launched = await launch(command, workdir, self.limits, self._sandbox,
+                                              self.limits.raw_output_bytes)
+            child = self._child = self._launched.child
+            child.raw_stdout.limit = child.raw_stderr.limit = self.limits.raw_output_bytes
             self._channel = Channel(child.channel, self._on_data, self._on_eof, self._wire_tap)
             if ready is not None:
                 try:
@@ -147,7 +152,8 @@ class Session:
                 # group is killed and its calls cancelled now; reaping and
                 # removing the work directory happen after run() returns.
                 self._stop_calls()
-                child.signal_group(signal.SIGKILL)
+                assert self._launched is not None
+                self._launched.kill()
                 result = self._result(ending, child, wall_time, None)
                 self._defer(self._teardown(child, ending, workdir))
                 child = None
@@ -159,8 +165,7 @@ class Session:
             if child is not None:
                 if child.returncode is None:
                     await asyncio.shield(self._shut_down(child, ending))
-                child.close()
-                remove_tree(workdir)
+                self._release(child, workdir)
             elif ready is None and self._child is None:
                 remove_tree(workdir)  # the spawn itself failed
 
@@ -168,8 +173,20 @@ class Session:
         try:
             await self._shut_down(child, ending)
         finally:
+            self._release(child, workdir)
+
+    def _guest_code(self, code: int) -> int:
+        """The guest's exit status: bwrap exits 128+N when its child died of signal N."""
+        if self._sandbox is Sandbox.NAMESPACES and code > 128:
+            return 128 - code
+        return code
+
+    def _release(self, child: Child, workdir: str) -> None:
+        if self._launched is not None:
+            self._launched.close()
+        else:
             child.close()
-            remove_tree(workdir)
+        remove_tree(workdir)
 
     def cancel(self) -> None:
         """End the run now with status ``cancelled`` (the runtime is closing)."""
@@ -188,7 +205,11 @@ class Session:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(child.exited), self.limits.kill_grace)
             if child.exited.done():
-                code = child.exited.result()
+                code = self._guest_code(child.exited.result())
+                if self._launched is not None and self._launched.cgroup is not None and \
+                        self._launched.cgroup.out_of_memory():
+                    return Ending(Status.LIMIT, RunError(
+                        "LimitExceeded", "the program ran out of memory"), limit="memory_bytes")
                 if code == -signal.SIGXCPU:
                     return Ending(Status.LIMIT, RunError(
                         "LimitExceeded", "the program used up its CPU time"), limit="cpu_seconds")
@@ -205,7 +226,8 @@ class Session:
             self._send(Cancel(reason="timeout"))  # a courtesy (R-CANCEL-1)
         calls = self._stop_calls()
         await asyncio.gather(*calls, return_exceptions=True)
-        return await child.terminate(self.limits.kill_grace,
+        assert self._launched is not None
+        return await self._launched.terminate(self.limits.kill_grace,
                                      kill_now=ending.killed_after_done)
 
     def _stop_calls(self) -> list[asyncio.Task[None]]:
@@ -265,8 +287,8 @@ class Session:
         if self.language not in hello.languages:
             raise RemoteProtocolError(ErrorCode.LANGUAGE_UNSUPPORTED,
                                       f"the guest does not run {self.language!r}")
-        assert self._child is not None
-        apply_rlimits(self._child.pid, self.language, self.limits)
+        assert self._launched is not None
+        self._launched.apply_limits(self.language, self.limits)
         self._send(Run(
             source=self.source,
             language=self.language,
@@ -376,13 +398,16 @@ class Session:
             raw_stdout=child.raw_stdout.text(),
             raw_stderr=child.raw_stderr.text(),
             stats=RunStats(
+                sandbox=str(self._sandbox),
+                peak_memory_bytes=(self._launched.cgroup.peak_memory() if self._launched and
+                                   self._launched.cgroup else None),
                 wall_time=wall_time,
                 calls=self._call_count,
                 bytes_in=self._channel.bytes_in,
                 bytes_out=self._channel.bytes_out,
                 output_truncated=self._output_truncated,
                 raw_output_truncated=child.raw_stdout.truncated or child.raw_stderr.truncated,
-                exit_code=exit_code,
+                exit_code=None if exit_code is None else self._guest_code(exit_code),
             ),
         )
 

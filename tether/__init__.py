@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 __all__ = ["Limits", "OutputChunk", "PoolConfig", "RunError", "RunResult", "RunStats", "Runtime",
-           "Status", "__version__"]
+           "Sandbox", "SandboxUnavailable", "Status", "__version__"]
 
 if TYPE_CHECKING:
     from .host import (
@@ -20,6 +20,8 @@ if TYPE_CHECKING:
         RunResult,
         RunStats,
         Runtime,
+        Sandbox,
+        SandboxUnavailable,
         Status,
     )
 

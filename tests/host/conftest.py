@@ -82,12 +82,33 @@ def _processes_with(marker: str) -> list[int]:
     return found
 
 
+def _describe(pid: int) -> str:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")[:200]
+    except OSError:
+        return "gone"
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    return f"{fields.get('State', '').strip()} ppid={fields.get('PPid', '').strip()} {cmdline!r}"
+
+
 def alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except OSError:
         return False
     return state != "Z"
+
+
+def no_marked_processes(within: float = 5.0) -> bool:
+    """True once no process started with MARKER in its argv is left (pids
+    printed inside a PID namespace mean nothing outside, argv does)."""
+    deadline = time.monotonic() + within
+    while any(alive(p) for p in _processes_with(MARKER)):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
+    return True
 
 
 def gone(pid: int, within: float = 5.0) -> bool:
@@ -108,7 +129,8 @@ def nothing_leaks() -> Iterator[None]:
     yield
     guests = _processes_with("guest/python/main.py") + _processes_with("guest/node/main.mjs")
     leaked_pids = [p for p in _processes_with(MARKER) + guests if alive(p)]
-    assert not leaked_pids, f"processes left behind: {leaked_pids}"
+    assert not leaked_pids, "processes left behind:\n" + "\n".join(
+        f"{p}: {_describe(p)}" for p in leaked_pids)
     fds_after = set(os.listdir("/proc/self/fd"))
     assert len(fds_after - fds_before) == 0, f"descriptors leaked: {fds_after - fds_before}"
     assert set(Path(tempfile.gettempdir()).glob("tether-run-*")) <= dirs_before

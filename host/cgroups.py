@@ -1,0 +1,104 @@
+"""Per-run control groups: a memory ceiling and a process count for the whole
+process tree, and the peak memory it used.
+
+Both cgroup v2 (one hierarchy with the memory and pids controllers enabled)
+and v1 (a hierarchy per controller) are supported; where neither is writable
+:func:`available` says why and runs rely on rlimits alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+ROOT = Path("/sys/fs/cgroup")
+PARENT = "tether"
+
+
+@dataclass(frozen=True, slots=True)
+class CgroupSupport:
+    version: int | None  # 2, 1, or None when unusable
+    detail: str
+
+
+@cache
+def available() -> CgroupSupport:
+    v2 = ROOT / "cgroup.controllers"
+    if v2.exists():
+        controllers = v2.read_text().split()
+        if {"memory", "pids"} <= set(controllers) and os.access(ROOT, os.W_OK):
+            return CgroupSupport(2, "cgroup v2 with memory and pids")
+        return CgroupSupport(None, f"cgroup v2 without memory/pids controllers ({controllers})")
+    if all(os.access(ROOT / c, os.W_OK) for c in ("memory", "pids")):
+        return CgroupSupport(1, "cgroup v1 memory and pids hierarchies")
+    return CgroupSupport(None, "no writable cgroup memory and pids controllers")
+
+
+class RunCgroup:
+    """One run's group(s). Create, :meth:`add` processes, read, :meth:`remove`."""
+
+    def __init__(self, name: str) -> None:
+        support = available()
+        if support.version is None:
+            raise OSError(support.detail)
+        self.version = support.version
+        if self.version == 2:
+            parent = ROOT / PARENT
+            parent.mkdir(exist_ok=True)
+            with contextlib.suppress(OSError):
+                (parent / "cgroup.subtree_control").write_text("+memory +pids")
+            self.dirs = {"memory": parent / name, "pids": parent / name}
+        else:
+            self.dirs = {c: ROOT / c / PARENT / name for c in ("memory", "pids")}
+        for directory in set(self.dirs.values()):
+            directory.mkdir(parents=True, exist_ok=True)
+
+    def set_limits(self, *, memory_bytes: int | None, processes: int | None) -> None:
+        """Apply a run's limits (a warm guest's group gets them at its run)."""
+        if memory_bytes is not None:
+            limit = "memory.max" if self.version == 2 else "memory.limit_in_bytes"
+            (self.dirs["memory"] / limit).write_text(str(memory_bytes))
+            with contextlib.suppress(OSError):  # no swapping around the ceiling
+                swap = "memory.swap.max" if self.version == 2 else "memory.memsw.limit_in_bytes"
+                (self.dirs["memory"] / swap).write_text("0" if self.version == 2
+                                                        else str(memory_bytes))
+        if processes is not None:
+            (self.dirs["pids"] / "pids.max").write_text(str(processes))
+
+    def add(self, pid: int) -> None:
+        for directory in set(self.dirs.values()):
+            (directory / "cgroup.procs").write_text(str(pid))
+
+    def peak_memory(self) -> int | None:
+        name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
+        try:
+            return int((self.dirs["memory"] / name).read_text())
+        except (OSError, ValueError):
+            return None
+
+    def out_of_memory(self) -> bool:
+        """Whether the memory ceiling was hit hard enough to kill."""
+        name = "memory.events" if self.version == 2 else "memory.oom_control"
+        try:
+            lines = (self.dirs["memory"] / name).read_text().splitlines()
+        except OSError:
+            return False
+        counts = dict(line.split(maxsplit=1) for line in lines if " " in line)
+        return counts.get("oom_kill", "0").strip() not in ("0", "")
+
+    def remove(self) -> None:
+        """Remove the group(s); processes must be gone (a dying one may take
+        a moment to leave, hence the short retry)."""
+        for directory in set(self.dirs.values()):
+            for _ in range(50):
+                try:
+                    directory.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.002)
