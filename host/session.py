@@ -330,7 +330,9 @@ class Session:
         elif binding is None:
             refusal = CallError(ErrorCode.UNKNOWN_BINDING, "NameError",
                                 f"no binding named {call.name!r}")
-        elif len(self._calls) >= self.limits.max_calls_in_flight:
+        elif len(self._conn.calls_in_flight) > self.limits.max_calls_in_flight:
+            # The codec counts this CALL already; a call leaves the count when
+            # its RESULT is sent, as the guest sees it (R-CALL-3).
             refusal = CallError(ErrorCode.TOO_MANY_CALLS, "TooManyCalls",
                                 f"over max_calls_in_flight ({self.limits.max_calls_in_flight})")
         elif _encoded_size([call.args, call.kwargs]) > self.limits.value_bytes:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from .conformance import cli as conformance_cli
-from .host import Limits, RunResult, Runtime
+from .host import Limits, RunResult, Runtime, Sandbox, SandboxUnavailable
 
 EXTENSIONS = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".ts": "typescript"}
 
@@ -36,6 +36,11 @@ def _parser() -> argparse.ArgumentParser:
                      help="wall-clock limit (default: %(default)s, i.e. the Limits default)")
     run.add_argument("--json", action="store_true",
                      help="print exactly one JSON object describing the result")
+    run.add_argument("--sandbox", choices=[s.value for s in Sandbox], default="auto",
+                     help="isolation profile (default: auto = namespaces where available)")
+    doctor = commands.add_parser("doctor", help="what isolation this machine offers, and what "
+                                 "each profile costs to start")
+    doctor.add_argument("--repeat", type=int, default=5, help="cold starts to time per profile")
     conformance_cli.add_parser(commands)
     return parser
 
@@ -117,7 +122,11 @@ async def _run(args: argparse.Namespace) -> int:
         limits = Limits() if args.timeout is None else Limits(timeout=args.timeout)
     except ValueError as exc:
         _fail(str(exc))
-    async with Runtime(limits=limits) as runtime:
+    try:
+        runtime = Runtime(limits=limits, sandbox=args.sandbox, pool=None)
+    except SandboxUnavailable as exc:
+        _fail(str(exc))
+    async with runtime:
         try:
             result = await runtime.run(source, language=language, bindings=bindings)
         except (ValueError, TypeError) as exc:
@@ -133,6 +142,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "conformance":
         return conformance_cli.main(args)
+    if args.command == "doctor":
+        from .doctor import doctor
+
+        return asyncio.run(doctor(args.repeat))
     try:
         return asyncio.run(_run(args))
     except UsageError as exc:

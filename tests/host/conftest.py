@@ -52,6 +52,7 @@ def shared_runtime(nothing_leaks: None) -> Iterator[None]:
 
 
 LANGUAGES = ["python", "javascript"]
+SPIN_SOURCES = {"python": "while True:\n    pass\n", "javascript": "while (true) {}\n"}
 
 
 @pytest.fixture(params=LANGUAGES)

@@ -1,0 +1,333 @@
+"""The attack suite: hostile programs against the namespaces sandbox.
+
+Each test runs a real program that attacks the host, the machine or the
+protocol, and checks the status the host returned, that the attack failed,
+and (through the session's leak check) that nothing was left behind. The
+host process surviving the suite is part of the assertion.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tether import Status
+from tether.host.sandbox import detect
+
+from .conftest import MARKER, no_marked_processes, pick, quick, run
+
+pytestmark = pytest.mark.skipif(not detect().namespaces, reason=detect().detail)
+
+SANDBOX = {"sandbox": "namespaces"}
+
+
+def attack(source: str, **kwargs: Any) -> Any:
+    return run(source, **SANDBOX, **kwargs)
+
+
+# -- the machine and the host -------------------------------------------------------
+
+
+def test_kill_every_process_the_program_can_see(lang: str) -> None:
+    """os.kill(-1, 9) as root without a PID namespace kills nearly everything."""
+    source = pick(lang, python="import os\nos.kill(-1, 9)\nreturn 'survived'",
+                  javascript="process.kill(-1, 'SIGKILL')\nreturn 'survived'")
+    result = attack(source, language=lang)
+    # It may reach nothing at all (ESRCH) or only itself; the host is unharmed.
+    assert result.status in (Status.ERROR, Status.CRASHED), result
+    assert os.getppid() > 0
+
+
+def test_signals_to_the_parent_and_the_group(lang: str) -> None:
+    source = pick(lang,
+                  python="import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n"
+                         "os.kill(1, signal.SIGKILL)\nreturn os.getppid()",
+                  javascript="process.kill(process.ppid, 'SIGKILL')\nprocess.kill(1, 'SIGKILL')\n"
+                             "return process.ppid")
+    result = attack(source, language=lang)
+    assert (result.status, result.value) == (Status.OK, 1)  # the namespace's init, unharmed
+
+
+def test_the_host_environment_and_secrets_are_out_of_reach(lang: str) -> None:
+    secret_dir = Path(tempfile.mkdtemp(prefix="tether-secret-"))
+    secret = secret_dir / "secret.txt"
+    secret.write_text("hunter2")
+    os.environ["TETHER_TEST_SECRET"] = "hunter2"
+    try:
+        source = pick(lang, python=f"""
+import os
+found = []
+for path in [{str(secret)!r}, "/proc/1/environ", "/root/.bash_history", "/etc/shadow",
+             {str(Path(__file__))!r}, "/proc/{os.getpid()}/environ"]:
+    try:
+        found.append(open(path).read()[:20])
+    except OSError:
+        pass
+return [found, os.environ.get("TETHER_TEST_SECRET"), sorted(os.listdir("/root"))]
+""", javascript=f"""
+const fs = require('fs')
+const found = []
+for (const path of [{str(secret)!r}, '/proc/1/environ', '/root/.bash_history', '/etc/shadow',
+                    {str(Path(__file__))!r}, '/proc/{os.getpid()}/environ']) {{
+  try {{ found.push(fs.readFileSync(path, 'utf8').slice(0, 20)) }} catch {{}}
+}}
+return [found, process.env.TETHER_TEST_SECRET ?? null, fs.readdirSync('/root').sort()]
+""")
+        found, env_secret, root_listing = attack(source, language=lang).value
+    finally:
+        del os.environ["TETHER_TEST_SECRET"]
+        secret.unlink()
+        secret_dir.rmdir()
+    assert all("hunter2" not in text for text in found)
+    assert env_secret is None
+    assert root_listing in ([], [".pyenv"])  # only the interpreter's own directory
+
+
+def test_writes_outside_the_work_directory_fail_or_stay_inside(lang: str) -> None:
+    marker = f"tether-escape-{os.getpid()}"
+    source = pick(lang, python=f"""
+import os
+results = []
+for path in ["/usr/{marker}", "/etc/{marker}", "/tmp/{marker}"]:
+    try:
+        open(path, "w").write("x")
+        results.append("wrote")
+    except OSError as e:
+        results.append(e.errno)
+return results
+""", javascript=f"""
+const fs = require('fs')
+return ['/usr/{marker}', '/etc/{marker}', '/tmp/{marker}'].map((p) => {{
+  try {{ fs.writeFileSync(p, 'x'); return 'wrote' }} catch (e) {{ return e.code }}
+}})
+""")
+    results = attack(source, language=lang).value
+    assert results[:2] != ["wrote", "wrote"]  # /usr is read-only, /etc is not there
+    assert results[2] == "wrote"  # a private /tmp...
+    assert not Path("/tmp", marker).exists()  # ...that is not the host's
+
+
+def test_no_network(lang: str) -> None:
+    source = pick(lang, python="""
+import socket
+out = []
+for attempt in (lambda: socket.create_connection(("127.0.0.1", 22), timeout=2),
+                lambda: socket.getaddrinfo("example.com", 80),
+                lambda: socket.create_connection(("10.0.0.1", 80), timeout=2)):
+    try:
+        attempt()
+        out.append("connected")
+    except OSError as e:
+        out.append(type(e).__name__)
+return out
+""", javascript="""
+const net = require('net'), dns = require('dns').promises
+const tryConnect = (host, port) => new Promise((resolve) => {
+  const s = net.connect({ host, port, timeout: 2000 })
+  s.on('connect', () => { s.destroy(); resolve('connected') })
+  s.on('error', (e) => resolve(e.code)); s.on('timeout', () => { s.destroy(); resolve('timeout') })
+})
+let lookup
+try { await dns.lookup('example.com'); lookup = 'resolved' } catch (e) { lookup = e.code }
+return [await tryConnect('127.0.0.1', 22), lookup, await tryConnect('10.0.0.1', 80)]
+""")
+    assert "connected" not in attack(source, language=lang).value
+    assert "resolved" not in attack(source, language=lang).value
+
+
+# -- processes --------------------------------------------------------------------
+
+
+def test_fork_bomb(lang: str) -> None:
+    source = pick(lang, python=f"""
+import os, sys
+children = 0
+try:
+    while True:
+        if os.fork() == 0:
+            os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(60)",
+                                      "{MARKER}"])
+        children += 1
+except OSError as e:
+    return ["stopped", children < 300]
+""", javascript=f"""
+const {{ spawn }} = require('child_process')
+let children = 0
+try {{
+  for (;;) {{
+    const c = spawn(process.execPath, ['-e', 'setTimeout(() => {{}}, 60000)', '{MARKER}'])
+    if (!c.pid) throw new Error('spawn failed')
+    c.on('error', () => {{}})
+    children++
+    if (children > 1000) break
+  }}
+}} catch (e) {{ return ['stopped', children < 300] }}
+return ['not stopped', children]
+""")
+    result = attack(source, language=lang, limits=quick(processes=64, timeout=20))
+    assert result.status in (Status.OK, Status.ERROR, Status.CRASHED), result.error
+    if result.status is Status.OK:
+        assert result.value == ["stopped", True]
+    assert no_marked_processes()
+
+
+def test_thread_bomb() -> None:
+    source = """
+import threading, time
+threads = 0
+try:
+    while True:
+        threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+        threads += 1
+except RuntimeError:
+    return ["stopped", threads < 300]
+"""
+    assert attack(source, limits=quick(processes=64)).value == ["stopped", True]
+
+
+def test_setsid_double_fork_escapee_ignoring_sigterm(lang: str) -> None:
+    source = pick(lang, python=f"""
+import os, signal, sys, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        for fd in (0, 1, 2, 3):
+            os.close(fd)
+        os.execv(sys.executable, [sys.executable, "-c",
+                 "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+                 "time.sleep(120)", "{MARKER}"])
+    os._exit(0)
+time.sleep(0.3)
+return "spawned"
+""", javascript=f"""
+const {{ spawn }} = require('child_process')
+const code = "process.on('SIGTERM', () => {{}}); setInterval(() => {{}}, 1000)"
+spawn(process.execPath, ['-e', code, '{MARKER}'], {{ detached: true, stdio: 'ignore' }}).unref()
+await new Promise((r) => setTimeout(r, 300))
+return 'spawned'
+""")
+    assert attack(source, language=lang).value == "spawned"
+    assert no_marked_processes()
+
+
+def test_infinite_loop_with_calls_in_flight(lang: str) -> None:
+    cancelled = asyncio.Event()
+
+    async def slow() -> None:
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    source = pick(lang, python="import asyncio\nasyncio.ensure_future(slow())\n"
+                               "await asyncio.sleep(0.1)\nwhile True:\n    pass",
+                  javascript="slow()\nawait new Promise((r) => setTimeout(r, 100))\nwhile (true) {}")
+    result = attack(source, language=lang, bindings=[slow], limits=quick(timeout=1))
+    assert result.status is Status.TIMEOUT
+    assert cancelled.is_set()
+
+
+# -- the protocol -------------------------------------------------------------------
+
+
+def _forge(lang: str, header_and_payload_hex: str) -> str:
+    return pick(lang,
+                python=f"import os, time\nos.write(3, bytes.fromhex({header_and_payload_hex!r}))\n"
+                       "time.sleep(10)",
+                javascript=f"require('fs').writeSync(3, Buffer.from('{header_and_payload_hex}', "
+                           "'hex'))\nawait new Promise(() => {})")
+
+
+def test_deeply_nested_cbor(lang: str) -> None:
+    payload = "a1" + "6576616c7565" + "81" * 100_000 + "00"  # {"value": [[[...]]]}
+    header = f"5448010600{0:02x}{len(payload) // 2:08x}"
+    result = attack(_forge(lang, header + payload), language=lang)
+    assert result.status is Status.PROTOCOL_ERROR
+    assert result.error is not None and "MALFORMED_PAYLOAD" in result.error.message
+
+
+def test_invalid_utf8_in_output(lang: str) -> None:
+    payload = "a2647465787462fffe6673747265616d66737464657272"  # text: ff fe
+    header = f"5448010500{0:02x}{len(payload) // 2:08x}"
+    result = attack(_forge(lang, header + payload), language=lang)
+    assert result.status is Status.PROTOCOL_ERROR
+
+
+def test_dup2_over_fd_3(lang: str) -> None:
+    source = pick(lang,
+                  python="import os, time\nos.dup2(os.open('/dev/null', os.O_WRONLY), 3)\n"
+                         "print('after')\ntime.sleep(10)",
+                  javascript="const fs = require('fs')\nfs.closeSync(3)\n"
+                             "fs.openSync('/dev/null', 'w')\nconsole.log('after')\n"
+                             "await new Promise(() => {})")
+    result = attack(source, language=lang, limits=quick(timeout=3))
+    assert result.status in (Status.CRASHED, Status.TIMEOUT)
+
+
+def test_ten_thousand_concurrent_calls(lang: str) -> None:
+    peak = 0
+    active = 0
+
+    async def one(i: int) -> int:
+        nonlocal peak, active
+        active += 1
+        peak = max(peak, active)
+        await asyncio.sleep(0)
+        active -= 1
+        return i
+
+    source = pick(lang,
+                  python="import asyncio\nreturn len(await asyncio.gather(*(one(i) for i in "
+                         "range(10_000))))",
+                  javascript="return (await Promise.all([...Array(10000).keys()]"
+                             ".map((i) => one(i)))).length")
+    result = attack(source, language=lang, bindings=[one], limits=quick(timeout=60))
+    assert result.value == 10_000
+    assert peak <= 64
+
+
+def test_a_million_nested_lists(lang: str) -> None:
+    source = pick(lang, python="x = []\nfor _ in range(10**6):\n    x = [x]\nreturn x",
+                  javascript="let x = []\nfor (let i = 0; i < 1e6; i++) x = [x]\nreturn x")
+    result = attack(source, language=lang)
+    assert result.status is Status.ERROR
+    assert result.error is not None and "nested too deeply" in result.error.message
+
+
+def test_recursion(lang: str) -> None:
+    source = pick(lang, python="def f(n):\n    return f(n + 1)\nf(0)",
+                  javascript="function f(n) { return f(n + 1) }\nf(0)")
+    result = attack(source, language=lang)
+    assert result.status is Status.ERROR
+    assert result.error is not None
+    assert result.error.type == pick(lang, python="RecursionError", javascript="RangeError")
+
+
+def test_recursion_limit_abuse() -> None:
+    source = "import sys\nsys.setrecursionlimit(10**9)\ndef f(n):\n    return f(n + 1)\nf(0)"
+    result = attack(source, limits=quick(memory_bytes=256 << 20))
+    # CPython 3.11+ keeps Python frames off the C stack: memory runs out first.
+    assert result.status in (Status.CRASHED, Status.ERROR, Status.LIMIT), result
+
+
+def test_node_escape_hatches() -> None:
+    source = """
+const vm = require('vm')
+const { execSync } = require('child_process')
+const inContext = vm.runInNewContext('this.constructor.constructor("return process")()' +
+                                     '.getuid()')
+const shell = execSync('id -u; cat /etc/shadow 2>&1 || true').toString()
+let binding
+try { binding = typeof process.binding('fs') } catch (e) { binding = e.code }
+return [inContext, shell, binding]
+"""
+    uid, shell, _ = attack(source, language="javascript").value
+    assert uid == 65534
+    assert shell.startswith("65534") and "root:" not in shell

@@ -1,0 +1,59 @@
+"""``tether doctor``: what this machine offers for running programs."""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import warnings
+
+from .host import Limits, Runtime
+from .host.guests import GuestUnavailable, Interpreters
+from .host.sandbox import detect
+
+
+def _line(name: str, value: str) -> None:
+    print(f"  {name:22} {value}")
+
+
+async def doctor(repeat: int) -> int:
+    support = detect()
+    print("tether doctor")
+    _line("python", f"{os.path.realpath(sys.executable)} ({platform.python_version()})")
+    try:
+        node = Interpreters().node_path()
+        version = subprocess.run([node, "--version"], capture_output=True, text=True,
+                                 check=False).stdout.strip()
+        _line("node", f"{node} ({version}), guest packages installed")
+        languages = ["python", "javascript"]
+    except GuestUnavailable as exc:
+        _line("node", f"unavailable: {exc}")
+        languages = ["python"]
+    _line("bwrap", support.bwrap or "not installed")
+    _line("namespaces sandbox", "available" if support.namespaces else
+          f"unavailable: {support.detail}")
+    _line("cgroups", support.cgroups.detail)
+    _line("running as root", "yes" if os.geteuid() == 0 else "no")
+    if os.geteuid() == 0:
+        _line("", "sandbox='process' would run programs as root: use namespaces")
+    profiles = ["process"] + (["namespaces"] if support.namespaces else [])
+    print(f"  cold start of a hello run (median of {repeat}):")
+    for profile in profiles:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            runtime = Runtime(sandbox=profile, pool=None, limits=Limits(timeout=30))
+        async with runtime:
+            for language in languages:
+                samples = []
+                for _ in range(repeat):
+                    start = time.perf_counter()
+                    result = await runtime.run("return 42", language=language)
+                    samples.append(time.perf_counter() - start)
+                    if not result.ok:
+                        _line(f"{profile} {language}", f"FAILED: {result.error}")
+                        return 1
+                _line(f"{profile} {language}", f"{statistics.median(samples) * 1000:.1f} ms")
+    return 0
