@@ -34,12 +34,13 @@ class Limits:
         max_depth: nesting of values.
         max_calls_in_flight: concurrent binding calls; the guest queues more.
     Resources (None: not limited), applied to the guest with rlimits and,
-    in the namespaces sandbox, a cgroup for the whole process tree:
+    where cgroups are writable, a cgroup for the run's whole process tree:
         memory_bytes: address space (Python), V8 heap (Node), and the cgroup's
             memory ceiling; cpu_seconds (None: ``timeout`` + 1);
         open_files; file_bytes (largest file written);
         processes: processes and threads of the run (the cgroup's pids.max;
-            the process sandbox has no way to bound them for one run).
+            without writable cgroups nothing bounds them: RLIMIT_NPROC counts
+            all of the user's processes and root ignores it).
     """
 
     timeout: float = 30.0

@@ -51,6 +51,7 @@ class RunStats:
     raw_output_truncated: bool = False  # raw fd 1/2 output went past its cap
     sandbox: str = "process"  # the isolation profile the run used
     peak_memory_bytes: int | None = None  # of the whole process tree, where a cgroup measured it
+    cpu_seconds: float | None = None  # the guest's user + system CPU time (10 ms resolution)
     #: The guest's exit status (-N: killed by signal N); None when the guest was
     #: killed right after DONE and is reaped after run() returned.
     exit_code: int | None = None

@@ -228,7 +228,11 @@ async def launch(command: GuestCommand, workdir: str, limits: Limits, profile: S
     """Start ``command`` under ``profile`` (already resolved)."""
     if profile is Sandbox.PROCESS:
         child = spawn(command.argv, command.env, raw_output_bytes=raw_output_bytes)
-        return Launched(child, child.pid)
+        launched = Launched(child, child.pid)
+        # The guest forks nothing before RUN, so joining now covers the program.
+        with contextlib.suppress(OSError):
+            launched.cgroup = _cgroup_for(child.pid)
+        return launched
     info_r, info_w = os.pipe()
     block_r, block_w = os.pipe()
     try:
@@ -248,10 +252,7 @@ async def launch(command: GuestCommand, workdir: str, limits: Limits, profile: S
         info = await asyncio.to_thread(_read_info, info_r)
         launched.guest_pid = int(str(info["child-pid"]))
         launched.init_pidfd = os.pidfd_open(launched.guest_pid)
-        if cgroups.available().version is not None:
-            launched.cgroup = cgroups.RunCgroup(f"{child.pid}-{os.urandom(4).hex()}")
-            launched.cgroup.add(child.pid)
-            launched.cgroup.add(launched.guest_pid)
+        launched.cgroup = _cgroup_for(child.pid, launched.guest_pid)
     except (OSError, ValueError, KeyError, TimeoutError):
         pass  # bwrap failed to start: its exit and stderr tell why
     except BaseException:  # cancelled while starting: leave nothing behind
@@ -265,6 +266,24 @@ async def launch(command: GuestCommand, workdir: str, limits: Limits, profile: S
             os.write(block_w, b"go")
         os.close(block_w)
     return launched
+
+
+def _cgroup_for(*pids: int) -> cgroups.RunCgroup | None:
+    if cgroups.available().version is None:
+        return None
+    group = cgroups.RunCgroup(f"{pids[0]}-{os.urandom(4).hex()}")
+    for pid in pids:
+        group.add(pid)
+    return group
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """CPU time (user + system) ``pid`` and the children it reaped have used."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
 async def _readable(fd: int) -> None:

@@ -47,7 +47,7 @@ from .limits import Limits
 from .pool import ReadyGuest
 from .process import Child, remove_tree
 from .result import OutputChunk, RunError, RunResult, RunStats, Status
-from .sandbox import Launched, Sandbox, launch
+from .sandbox import Launched, Sandbox, cpu_seconds, launch
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +99,7 @@ class Session:
         self._sandbox = sandbox
         self._ready = ready
         self._launched: Launched | None = None
+        self._cpu: float | None = None
         self._defer = defer
         self._command = command
         self._wire_tap = wire_tap
@@ -147,6 +148,7 @@ class Session:
                 ending = Ending(Status.TIMEOUT, RunError(
                     "Timeout", f"the program did not finish within {self.limits.timeout:g} s"))
             wall_time = loop.time() - started
+            self._cpu = cpu_seconds(self._launched.program_pid())
             if ending.killed_after_done and self._defer is not None:
                 # The result is known: nothing of the program may run on, so the
                 # group is killed and its calls cancelled now; reaping and
@@ -401,6 +403,7 @@ class Session:
             raw_stderr=child.raw_stderr.text(),
             stats=RunStats(
                 sandbox=str(self._sandbox),
+                cpu_seconds=self._cpu,
                 peak_memory_bytes=(self._launched.cgroup.peak_memory() if self._launched and
                                    self._launched.cgroup else None),
                 wall_time=wall_time,
