@@ -73,12 +73,33 @@ def _language(scenario: Scenario) -> str:
         next(iter(scenario.programs))
 
 
+#: What each kind of frame is for, noted at its first appearance in a transcript.
+NOTES = {
+    "HELLO": "the guest's first frame: version, languages, capabilities (R-HELLO-1)",
+    "RUN": "the program, its bindings and limits; exactly one (R-RUN-1)",
+    "CALL": "a binding call; ids are the guest's, strictly increasing (R-CALL-2)",
+    "RESULT": "answers the CALL with the same id: value or error (R-RESULT-1)",
+    "OUTPUT": "printed text, in the order written (R-OUTPUT-1)",
+    "DONE": "how the program ended; the guest sends nothing after it (R-DONE-4)",
+    "CANCEL": "the host asks the guest to stop the program (R-CANCEL-1)",
+    "ERROR": "a connection error; its sender closes the connection (R-ERR-1)",
+    "RAW": "bytes that are not a valid frame",
+}
+
+
 async def record(scenario: Scenario) -> Transcript:
     if scenario.kind == "program":
-        return await _record_program(scenario)
-    if scenario.kind == "host-script":
-        return await _record_host_script(scenario)
-    return await _record_guest_script(scenario)
+        t = await _record_program(scenario)
+    elif scenario.kind == "host-script":
+        t = await _record_host_script(scenario)
+    else:
+        t = await _record_guest_script(scenario)
+    seen: set[str] = set()
+    for step in t.steps:
+        if step.kind in NOTES and step.kind not in seen:
+            step.note = NOTES[step.kind]
+            seen.add(step.kind)
+    return t
 
 
 async def _record_program(scenario: Scenario) -> Transcript:

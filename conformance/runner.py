@@ -173,18 +173,23 @@ def _blocks(steps: Sequence[Step]) -> list[list[Step]]:
 GuestLauncher = Callable[[str], GuestCommand]
 
 
+def _skip_reason(t: Transcript, mode: str, language: str, strict: bool) -> str:
+    """Why ``t`` does not apply to this mode and language ("" when it does)."""
+    if mode not in t.modes:
+        return f"{t.modes[0]}-mode scenario"
+    if t.level == "SHOULD" and not strict:
+        return "SHOULD-level: run with --strict"
+    if t.programs and language not in t.programs:
+        return f"no {language} program for this scenario"
+    return ""
+
+
 async def check_guest(t: Transcript, language: str, launch: GuestLauncher, *,
                       strict: bool = False) -> CaseResult:
     """Play the host's side of ``t`` against the guest ``launch`` starts."""
     result = CaseResult(t.scenario, "guest", language, "skip", requirements=t.requirements)
-    if "guest" not in t.modes:
-        result.detail = "host-mode scenario"
-        return result
-    if t.level == "SHOULD" and not strict:
-        result.detail = "SHOULD-level: run with --strict"
-        return result
-    if t.programs and language not in t.programs:
-        result.detail = f"no {language} program for this scenario"
+    result.detail = _skip_reason(t, "guest", language, strict)
+    if result.detail:
         return result
     started = time.monotonic()
     workdir = tempfile.mkdtemp(prefix="tether-conformance-")
@@ -354,14 +359,8 @@ def host_result_summary(result: RunResult) -> dict[str, Any]:
 
 async def check_host(t: Transcript, language: str, *, strict: bool = False) -> CaseResult:
     case = CaseResult(t.scenario, "host", language, "skip", requirements=t.requirements)
-    if "host" not in t.modes:
-        case.detail = "guest-mode scenario"
-        return case
-    if t.level == "SHOULD" and not strict:
-        case.detail = "SHOULD-level: run with --strict"
-        return case
-    if t.programs and language not in t.programs:
-        case.detail = f"no {language} program for this scenario"
+    case.detail = _skip_reason(t, "host", language, strict)
+    if case.detail:
         return case
     started = time.monotonic()
     result, tap = await run_host(t, language, timeout=t.timeout)

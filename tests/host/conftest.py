@@ -65,6 +65,20 @@ def pick(lang: str, *, python: str, javascript: str) -> str:
     return {"python": python, "javascript": javascript, "typescript": javascript}[lang]
 
 
+def cancellation_probe() -> tuple[Any, asyncio.Event]:
+    """A binding ``slow`` that never returns and records being cancelled."""
+    cancelled = asyncio.Event()
+
+    async def slow() -> None:
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    return slow, cancelled
+
+
 def quick(**changes: Any) -> Limits:
     return Limits(**{"timeout": 10.0, "kill_grace": 0.2, **changes})
 

@@ -13,7 +13,7 @@ import pytest
 
 from tether import Runtime, Status
 
-from .conftest import MARKER, no_marked_processes, pick, quick, run
+from .conftest import MARKER, cancellation_probe, no_marked_processes, pick, quick, run
 
 # A grandchild that ignores SIGTERM, leaves the guest's pipes and keeps fd 3;
 # its pid is printed as JSON so the test can check it is gone afterwards.
@@ -59,16 +59,8 @@ def test_timeout_while_a_promise_never_settles(lang: str) -> None:
 
 
 def test_timeout_with_calls_in_flight_cancels_them(lang: str) -> None:
-    cancelled = asyncio.Event()
-
-    async def forever() -> None:
-        try:
-            await asyncio.sleep(3600)
-        except asyncio.CancelledError:
-            cancelled.set()
-            raise
-
-    result = run("await forever()", language=lang, bindings=[forever], limits=quick(timeout=0.5))
+    slow, cancelled = cancellation_probe()
+    result = run("await slow()", language=lang, bindings=[slow], limits=quick(timeout=0.5))
     assert result.status is Status.TIMEOUT
     assert cancelled.is_set()
 
@@ -214,15 +206,7 @@ catch (e) { return [e.code, fds.length < 100] }
 
 
 def test_guest_exits_mid_call(lang: str) -> None:
-    cancelled = asyncio.Event()
-
-    async def slow() -> None:
-        try:
-            await asyncio.sleep(3600)
-        except asyncio.CancelledError:
-            cancelled.set()
-            raise
-
+    slow, cancelled = cancellation_probe()
     source = pick(lang,
                   python="import asyncio, os\nasyncio.ensure_future(slow())\n"
                          "await asyncio.sleep(0.2)\nos._exit(3)",

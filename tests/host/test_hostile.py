@@ -19,7 +19,7 @@ import pytest
 from tether import Status
 from tether.host.sandbox import detect
 
-from .conftest import MARKER, no_marked_processes, pick, quick, run
+from .conftest import MARKER, cancellation_probe, no_marked_processes, pick, quick, run
 
 pytestmark = pytest.mark.skipif(not detect().namespaces, reason=detect().detail)
 
@@ -217,15 +217,7 @@ return 'spawned'
 
 
 def test_infinite_loop_with_calls_in_flight(lang: str) -> None:
-    cancelled = asyncio.Event()
-
-    async def slow() -> None:
-        try:
-            await asyncio.sleep(3600)
-        except asyncio.CancelledError:
-            cancelled.set()
-            raise
-
+    slow, cancelled = cancellation_probe()
     source = pick(lang, python="import asyncio\nasyncio.ensure_future(slow())\n"
                                "await asyncio.sleep(0.1)\nwhile True:\n    pass",
                   javascript="slow()\nawait new Promise((r) => setTimeout(r, 100))\nwhile (true) {}")
