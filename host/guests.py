@@ -28,6 +28,7 @@ from .limits import Limits
 LANGUAGES = ("python", "javascript", "typescript")
 GUEST_DIR = Path(__file__).resolve().parent.parent / "guest"
 MiB = 1024 * 1024
+NODE_MIN_DATA = 64 * MiB
 
 _BASE_ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -102,7 +103,7 @@ def apply_rlimits(pid: int, language: str, limits: Limits) -> None:
     """Lower the guest's rlimits from outside (prlimit), between its HELLO and
     the RUN, so no program code runs unlimited even in a guest that cannot
     limit itself. Node reserves far more address space than it uses, so it
-    gets no RLIMIT_AS; its heap is bounded by --max-old-space-size instead.
+    gets RLIMIT_DATA instead, and --max-old-space-size for its heap.
     ``processes`` is not an rlimit here: RLIMIT_NPROC counts every process of
     the user (and root ignores it); the namespaces sandbox's pids cgroup
     bounds the run's own tree instead."""
@@ -114,6 +115,11 @@ def apply_rlimits(pid: int, language: str, limits: Limits) -> None:
     }
     if language == "python":
         wanted[resource.RLIMIT_AS] = wire.memory_bytes
+    elif wire.memory_bytes is not None:
+        # Node reserves address space far beyond what it uses, so RLIMIT_AS
+        # would stop it; RLIMIT_DATA bounds what it allocates (heap and
+        # Buffers alike). Below ~40 MiB Node hangs instead of failing.
+        wanted[resource.RLIMIT_DATA] = max(wire.memory_bytes, NODE_MIN_DATA)
     for which, value in wanted.items():
         if value is None:
             continue

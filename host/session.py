@@ -160,20 +160,20 @@ class Session:
                 self._defer(self._teardown(child, ending, workdir))
                 child = None
                 return result
-            exit_code = await self._shut_down(child, ending)
+            exit_code = await self._shut_down(ending)
             return self._result(ending, child, wall_time, exit_code)
         finally:
             # Reached with an exception too, e.g. when run() itself is cancelled.
             if child is not None:
                 if child.returncode is None:
-                    await asyncio.shield(self._shut_down(child, ending))
+                    await asyncio.shield(self._shut_down(ending))
                 self._release(child, workdir)
             elif ready is None and self._child is None:
                 remove_tree(workdir)  # the spawn itself failed
 
     async def _teardown(self, child: Child, ending: Ending, workdir: str) -> None:
         try:
-            await self._shut_down(child, ending)
+            await self._shut_down(ending)
         finally:
             self._release(child, workdir)
 
@@ -222,7 +222,7 @@ class Session:
                 return _crash(f"the guest exited ({_describe_exit(code)}) before finishing")
         return self._ending.result()
 
-    async def _shut_down(self, child: Child, ending: Ending) -> int:
+    async def _shut_down(self, ending: Ending) -> int:
         self._finish(ending)
         if ending.status is Status.TIMEOUT and self._conn.state is State.RUNNING:
             self._send(Cancel(reason="timeout"))  # a courtesy (R-CANCEL-1)
@@ -230,7 +230,7 @@ class Session:
         await asyncio.gather(*calls, return_exceptions=True)
         assert self._launched is not None
         return await self._launched.terminate(self.limits.kill_grace,
-                                     kill_now=ending.killed_after_done)
+                                              kill_now=ending.killed_after_done)
 
     def _stop_calls(self) -> list[asyncio.Task[None]]:
         """Close the channel and cancel the binding calls in flight (R-TERM-3)."""
@@ -317,7 +317,9 @@ class Session:
         error = RunError(e.type, e.message, e.traceback, e.line)
         if e.code is ErrorCode.VALUE_TOO_LARGE:
             return Ending(Status.LIMIT, error, limit="value_bytes", killed_after_done=True)
-        if e.type == "MemoryError" and self.limits.memory_bytes is not None:
+        out_of_memory = e.type == "MemoryError" or (  # Python; Node under RLIMIT_DATA:
+            e.type == "RangeError" and "allocation failed" in e.message)
+        if out_of_memory and self.limits.memory_bytes is not None:
             return Ending(Status.LIMIT, error, limit="memory_bytes", killed_after_done=True)
         return Ending(Status.ERROR, error, killed_after_done=True)
 
