@@ -78,7 +78,11 @@ def guest_command(
     limits: Limits,
     interpreters: Interpreters,
     env: Mapping[str, str] | None = None,
+    *,
+    warm: bool = False,
 ) -> GuestCommand:
+    """``warm``: the guest will wait in a pool, so it should do before RUN
+    whatever work it can (the CPython guest loads asyncio)."""
     # PWD too: bwrap sets it in the sandbox, so every profile shows the same.
     full_env = {**_BASE_ENV, "HOME": workdir, "TMPDIR": workdir, "PWD": workdir, **(env or {})}
     if language == "python":
@@ -87,6 +91,8 @@ def guest_command(
         argv = [os.path.realpath(interpreters.python), "-I", "-S", "-B",
                 str(GUEST_DIR / "python" / "main.py"),
                 "--cwd", workdir]
+        if warm:
+            argv.append("--warm")
         for path in _python_paths():
             argv += ["--path", path]
     elif language in ("javascript", "typescript"):

@@ -65,7 +65,8 @@ class Runtime:
         pool = self._pools.get(key)
         if pool is None:
             def command_for(workdir: str) -> GuestCommand:
-                return guest_command(language, workdir, limits, self._interpreters, self._env)
+                return guest_command(language, workdir, limits, self._interpreters, self._env,
+                                     warm=True)
 
             pool = self._pools[key] = GuestPool(command_for, self._pool_config, limits, sandbox)
         return pool

@@ -2,11 +2,13 @@
 
 Started by the host as::
 
-    python -I -S -B .../guest/python/main.py --cwd DIR [--path DIR]...
+    python -I -S -B .../guest/python/main.py --cwd DIR [--warm] [--path DIR]...
 
 ``--path`` entries are where ``tether`` and ``cbor2`` live (``-S`` leaves
 site-packages off ``sys.path``); they are removed again before the program
-runs, so the program sees the standard library only.
+runs, so the program sees the standard library only. ``--warm`` (a guest
+that waits in a pool) loads asyncio before RUN instead of only for programs
+that import it.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ def _bootstrap() -> None:
     finally:
         del sys.path[: len(paths)]
     cwd = args[args.index("--cwd") + 1] if "--cwd" in args else None
-    shim.main(cwd)
+    shim.main(cwd, warm="--warm" in args)
 
 
 if __name__ == "__main__":

@@ -7,16 +7,15 @@ asyncio loop whose only I/O is fd 3: binding calls become CALL frames,
 
 from __future__ import annotations
 
-import asyncio
+import ast
 import contextlib
 import io
 import os
-import platform
 import signal
 import socket
 import sys
 import threading
-from typing import Any, Final
+from typing import Any, Final, NoReturn
 
 from tether import __version__
 from tether.codec import (
@@ -38,6 +37,7 @@ from tether.codec import (
     Run,
     RunLimits,
     Stream,
+    Value,
     ValueModelError,
     encode_payload,
     to_wire,
@@ -92,7 +92,7 @@ class Channel:
             else:
                 self.conn.receive_eof()
 
-    def fail(self, exc: ProtocolError) -> None:
+    def fail(self, exc: ProtocolError) -> NoReturn:
         """Report a connection error to the host and leave (R-ERR-1)."""
         with contextlib.suppress(OSError, ProtocolError):
             self.send(Error(exc.code, exc.message))
@@ -179,136 +179,148 @@ class ProgramStream(io.TextIOBase):
         self._output.flush()
 
 
-class Guest:
-    """One run: the program, its binding calls and their results."""
+def wire_arguments(name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+                   limits: RunLimits) -> tuple[list[Value], dict[str, Value]]:
+    """A call's arguments as wire values, or the program's error at the call
+    (R-VAL-2, R-CALL-4): nothing is sent for a call that cannot be."""
+    wire_args = []
+    for index, arg in enumerate(args):
+        try:
+            wire_args.append(to_wire(arg, limits.max_depth))
+        except ValueModelError as exc:
+            raise TypeError(f"{name}() argument {index + 1}: {exc}") from None
+    wire_kwargs = {}
+    for key, arg in kwargs.items():
+        try:
+            wire_kwargs[key] = to_wire(arg, limits.max_depth)
+        except ValueModelError as exc:
+            raise TypeError(f"{name}() argument {key!r}: {exc}") from None
+    size = len(encode_payload({"": [wire_args, wire_kwargs]})) - 2
+    if size > limits.value_bytes:
+        raise ValueError(f"{name}() arguments take {size} bytes, over the limit of "
+                         f"{limits.value_bytes} (value_bytes)")
+    return wire_args, wire_kwargs
 
-    def __init__(self, channel: Channel, run: Run) -> None:
+
+class ProgramCancelled(BaseException):  # not the program's error: no "Error" suffix
+    """Raised into a program run without asyncio when CANCEL or EOF arrives."""
+
+
+class _CallRequest:
+    """What a binding awaits without asyncio: the driver makes the call."""
+
+    def __init__(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        self.name, self.args, self.kwargs = name, args, kwargs
+
+    def __await__(self) -> Any:
+        return (yield self)
+
+
+class SyncGuest:
+    """Runs a program that does not import asyncio: the coroutine is driven by
+    hand, and each binding call blocks on fd 3 until its RESULT (calls are
+    sequential without asyncio anyway)."""
+
+    def __init__(self, channel: Channel, limits: RunLimits, output: OutputChannel) -> None:
         self.channel = channel
-        self.run = run
-        self.limits = run.limits
-        self.output = OutputChannel(channel, run.limits)
+        self.limits = limits
+        self.output = output
         self._next_id = 0
-        self._pending: dict[int, asyncio.Future[Any]] = {}
-        self._slots: asyncio.Semaphore | None = None
-        self._main: asyncio.Task[Any] | None = None
-
-    # -- binding calls -----------------------------------------------------
 
     def make_binding(self, name: str) -> Any:
         async def binding(*args: Any, **kwargs: Any) -> Any:
-            return await self.call(name, args, kwargs)
+            return await _CallRequest(name, args, kwargs)
 
         binding.__name__ = binding.__qualname__ = name
         return binding
 
-    async def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        depth = self.limits.max_depth
-        wire_args = []
-        for index, arg in enumerate(args):
-            try:
-                wire_args.append(to_wire(arg, depth))
-            except ValueModelError as exc:
-                raise TypeError(f"{name}() argument {index + 1}: {exc}") from None
-        wire_kwargs = {}
-        for key, arg in kwargs.items():
-            try:
-                wire_kwargs[key] = to_wire(arg, depth)
-            except ValueModelError as exc:
-                raise TypeError(f"{name}() argument {key!r}: {exc}") from None
-        size = len(encode_payload({"": [wire_args, wire_kwargs]})) - 2
-        if size > self.limits.value_bytes:
-            raise ValueError(
-                f"{name}() arguments take {size} bytes, over the limit of "
-                f"{self.limits.value_bytes} (value_bytes)"
-            )
-        assert self._slots is not None
-        async with self._slots:  # R-CALL-3: queue beyond max_calls_in_flight
-            self._next_id += 1
-            call_id = self._next_id
-            future = asyncio.get_running_loop().create_future()
-            self._pending[call_id] = future
-            try:
-                self.output.flush()
-                self.channel.send(Call(id=call_id, name=name, args=wire_args, kwargs=wire_kwargs))
-                result: Result = await future
-            finally:
-                self._pending.pop(call_id, None)
-        if result.error is not None:
-            error = result.error
-            raise BindingError(name, error.type, error.message, int(error.code))
-        return result.value
-
-    # -- the loop ----------------------------------------------------------
-
-    def on_readable(self) -> None:
-        conn = self.channel.conn
+    def main(self, code: Any, namespace: dict[str, Any]) -> Any:
         try:
-            data = self.channel.sock.recv(1 << 18)
-        except BlockingIOError:
-            return
-        except OSError:
-            data = b""
-        if data:
-            conn.receive_data(data)
-        else:
-            conn.receive_eof()
-        try:
-            while (event := conn.next_event()) is not NEED_DATA:
-                if isinstance(event, Result):
-                    future = self._pending.get(event.id)
-                    if future is not None and not future.done():
-                        future.set_result(event)
-                elif isinstance(event, Cancel) or event is CONNECTION_CLOSED:
-                    self._stop()  # R-TRANS-4, R-CANCEL-1
-                    if event is CONNECTION_CLOSED:
-                        asyncio.get_running_loop().remove_reader(CHANNEL_FD)
-                        return
-                else:
-                    self.channel.fail(
-                        ProtocolError(ErrorCode.UNEXPECTED_MESSAGE, f"{type(event).__name__}")
-                    )
-        except ProtocolError as exc:
-            self.channel.fail(exc)
-
-    def _stop(self) -> None:
-        if self._main is not None:
-            self._main.cancel()
-
-    async def main(self, code: Any, namespace: dict[str, Any]) -> Any:
-        loop = asyncio.get_running_loop()
-        self._slots = asyncio.Semaphore(self.limits.max_calls_in_flight)
-        self._main = asyncio.current_task()
-        loop.add_reader(CHANNEL_FD, self.on_readable)
-        try:
-            awaitable = eval(code, namespace)  # top-level await: a coroutine, or None
-            if awaitable is not None:
-                await awaitable
+            coroutine = eval(code, namespace)  # top-level await: a coroutine, or None
+            return None if coroutine is None else self._drive(coroutine)
         except ProgramReturn as ret:
             return ret.value
-        finally:
-            loop.remove_reader(CHANNEL_FD)
-        return None
+
+    def _drive(self, coroutine: Any) -> Any:
+        value: Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                request = coroutine.send(value) if error is None else coroutine.throw(error)
+            except StopIteration as stop:
+                return stop.value
+            value, error = None, None
+            if not isinstance(request, _CallRequest):
+                error = RuntimeError("the program awaited something other than a binding "
+                                     "call: import asyncio to use asyncio")
+                continue
+            try:
+                value = self._call(request)
+            except BaseException as exc:  # raised into the program at its await
+                error = exc
+
+    def _call(self, request: _CallRequest) -> Any:
+        wire_args, wire_kwargs = wire_arguments(request.name, request.args, request.kwargs,
+                                                self.limits)
+        self._next_id += 1
+        self.output.flush()
+        self.channel.send(Call(id=self._next_id, name=request.name, args=wire_args,
+                               kwargs=wire_kwargs))
+        try:
+            event = self.channel.receive_blocking()
+        except ProtocolError as exc:  # the host broke the protocol: not the program's error
+            self.channel.fail(exc)
+        if isinstance(event, Cancel) or event is CONNECTION_CLOSED:
+            raise ProgramCancelled  # R-CANCEL-1, R-TRANS-4
+        if not isinstance(event, Result) or event.id != self._next_id:
+            self.channel.fail(ProtocolError(ErrorCode.UNEXPECTED_MESSAGE, repr(event)[:100]))
+        if event.error is not None:
+            raise BindingError(request.name, event.error.type, event.error.message,
+                               int(event.error.code))
+        return event.value
 
 
-def run_program(channel: Channel, run: Run, loop: asyncio.AbstractEventLoop) -> None:
+def uses_asyncio(source: str) -> bool:
+    """Whether the program imports asyncio (and so needs the event loop)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(
+                a.name.split(".")[0] == "asyncio" for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "asyncio":
+            return True
+    return False
+
+
+def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
     """Run the program and send its DONE (R-DONE-1)."""
-    guest = Guest(channel, run)
+    output = OutputChannel(channel, run.limits)
+    guest: Any
+    if loop is not None or uses_asyncio(run.source):
+        from .aio import AsyncGuest
+
+        guest = AsyncGuest(channel, run.limits, output, loop)
+    else:
+        guest = SyncGuest(channel, run.limits, output)
     names = {b.name: guest.make_binding(b.name) for b in run.bindings}
     names["BindingError"] = BindingError
-    sys.stdout = ProgramStream(guest.output, Stream.STDOUT)
-    sys.stderr = ProgramStream(guest.output, Stream.STDERR)
+    sys.stdout = ProgramStream(output, Stream.STDOUT)
+    sys.stderr = ProgramStream(output, Stream.STDERR)
     try:
         code = compile_program(run.source)
-        value = loop.run_until_complete(guest.main(code, program_globals(names)))
-    except asyncio.CancelledError:
-        guest.output.flush()
-        channel.send(Done(error=ProgramError(type="Cancelled", message="the run was cancelled")))
-        return
+        value = guest.main(code, program_globals(names))
     except BaseException as exc:  # everything the program raises is data
-        guest.output.flush()
-        channel.send(Done(error=describe(exc)))
+        output.flush()
+        if isinstance(exc, ProgramCancelled) or type(exc).__name__ == "CancelledError":
+            channel.send(Done(error=ProgramError(type="Cancelled",
+                                                 message="the run was cancelled")))
+        else:
+            channel.send(Done(error=describe(exc)))
         return
-    guest.output.flush()
+    output.flush()
     try:
         wire = to_wire(value, run.limits.max_depth)
     except ValueModelError as exc:
@@ -327,20 +339,25 @@ def run_program(channel: Channel, run: Run, loop: asyncio.AbstractEventLoop) -> 
     channel.send(Done(value=wire), payload)
 
 
-def main(cwd: str | None) -> None:
+def main(cwd: str | None, warm: bool = False) -> None:
+    """``warm``: the guest waits in a pool, so it loads asyncio and makes its
+    event loop before RUN; a cold guest loads them only for a program that
+    imports asyncio."""
     if cwd is not None:
         os.chdir(cwd)
     channel = Channel()
     real_stdout, real_stderr = sys.stdout, sys.stderr
     try:
         channel.send(Hello(
-            implementation=f"tether-python/{__version__} "
-                           f"{platform.python_implementation()}/{platform.python_version()}",
+            implementation=f"tether-python/{__version__} {sys.implementation.name}/"
+                           f"{'.'.join(map(str, sys.version_info[:3]))}",
             languages=LANGUAGES,
         ))
-        # Made while the host has nothing for us yet, so RUN does not wait for it.
-        loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(loop)
+        loop = None
+        if warm:  # while the host has nothing for us yet
+            from .aio import new_loop
+
+            loop = new_loop()
         run = channel.receive_blocking()
         if run is CONNECTION_CLOSED:
             os._exit(0)

@@ -96,3 +96,19 @@ def test_without_a_pool_every_guest_starts_cold() -> None:
     before, started, pools = asyncio.run(go())
     assert started >= before - 0.02  # clock ticks are 10 ms
     assert all(not p._ready for p in pools.values())
+
+
+def test_a_cold_python_guest_loads_asyncio_only_for_programs_that_import_it() -> None:
+    async def add(a: int, b: int) -> int:
+        return a + b
+
+    async def go() -> list[Any]:
+        async with Runtime(pool=None) as rt:
+            plain = await rt.run("import sys\nx = await add(1, 2)\nreturn ['asyncio' in sys.modules, x]",
+                                 bindings=[add])
+            uses = await rt.run("import asyncio, sys\nreturn ['asyncio' in sys.modules, "
+                                "sum(await asyncio.gather(add(1, 2), add(3, 4)))]",
+                                bindings=[add])
+            return [plain.value, uses.value]
+
+    assert asyncio.run(go()) == [[False, 3], [True, 10]]

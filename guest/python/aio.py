@@ -1,0 +1,130 @@
+"""The asyncio driver: runs a program that imports asyncio on an event loop
+whose only I/O is fd 3, so its binding calls can run concurrently
+(``asyncio.gather``). Imported only for such programs, or ahead of time by a
+warm guest: ``import asyncio`` costs ~40 ms of a cold start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from tether.codec import (
+    CONNECTION_CLOSED,
+    NEED_DATA,
+    Call,
+    Cancel,
+    ErrorCode,
+    ProtocolError,
+    Result,
+    RunLimits,
+)
+
+from .program import ProgramReturn
+from .shim import CHANNEL_FD, BindingError, Channel, OutputChannel, wire_arguments
+
+
+def new_loop() -> asyncio.AbstractEventLoop:
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    return loop
+
+
+class AsyncGuest:
+    """One run on an event loop: the program and its concurrent binding calls."""
+
+    def __init__(self, channel: Channel, limits: RunLimits, output: OutputChannel,
+                 loop: asyncio.AbstractEventLoop | None = None) -> None:
+        self._loop = loop  # made before RUN by a warm guest
+        self.channel = channel
+        self.limits = limits
+        self.output = output
+        self._next_id = 0
+        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._slots: asyncio.Semaphore | None = None
+        self._main: asyncio.Task[Any] | None = None
+
+    # -- binding calls -----------------------------------------------------
+
+    def make_binding(self, name: str) -> Any:
+        async def binding(*args: Any, **kwargs: Any) -> Any:
+            return await self.call(name, args, kwargs)
+
+        binding.__name__ = binding.__qualname__ = name
+        return binding
+
+    async def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        wire_args, wire_kwargs = wire_arguments(name, args, kwargs, self.limits)
+        assert self._slots is not None
+        async with self._slots:  # R-CALL-3: queue beyond max_calls_in_flight
+            self._next_id += 1
+            call_id = self._next_id
+            future = asyncio.get_running_loop().create_future()
+            self._pending[call_id] = future
+            try:
+                self.output.flush()
+                self.channel.send(Call(id=call_id, name=name, args=wire_args, kwargs=wire_kwargs))
+                result: Result = await future
+            finally:
+                self._pending.pop(call_id, None)
+        if result.error is not None:
+            error = result.error
+            raise BindingError(name, error.type, error.message, int(error.code))
+        return result.value
+
+    # -- the loop ----------------------------------------------------------
+
+    def on_readable(self) -> None:
+        conn = self.channel.conn
+        try:
+            data = self.channel.sock.recv(1 << 18)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if data:
+            conn.receive_data(data)
+        else:
+            conn.receive_eof()
+        try:
+            while (event := conn.next_event()) is not NEED_DATA:
+                if isinstance(event, Result):
+                    future = self._pending.get(event.id)
+                    if future is not None and not future.done():
+                        future.set_result(event)
+                elif isinstance(event, Cancel) or event is CONNECTION_CLOSED:
+                    self._stop()  # R-TRANS-4, R-CANCEL-1
+                    if event is CONNECTION_CLOSED:
+                        asyncio.get_running_loop().remove_reader(CHANNEL_FD)
+                        return
+                else:
+                    self.channel.fail(
+                        ProtocolError(ErrorCode.UNEXPECTED_MESSAGE, f"{type(event).__name__}")
+                    )
+        except ProtocolError as exc:
+            self.channel.fail(exc)
+
+    def _stop(self) -> None:
+        if self._main is not None:
+            self._main.cancel()
+
+    def main(self, code: Any, namespace: dict[str, Any]) -> Any:
+        loop = self._loop or new_loop()
+        return loop.run_until_complete(self._main_task(code, namespace))
+
+    async def _main_task(self, code: Any, namespace: dict[str, Any]) -> Any:
+        loop = asyncio.get_running_loop()
+        self._slots = asyncio.Semaphore(self.limits.max_calls_in_flight)
+        self._main = asyncio.current_task()
+        loop.add_reader(CHANNEL_FD, self.on_readable)
+        try:
+            awaitable = eval(code, namespace)  # top-level await: a coroutine, or None
+            if awaitable is not None:
+                await awaitable
+        except ProgramReturn as ret:
+            return ret.value
+        finally:
+            loop.remove_reader(CHANNEL_FD)
+        return None
+
+
