@@ -157,7 +157,7 @@ class Session:
                 assert self._launched is not None
                 self._launched.kill()
                 result = self._result(ending, child, wall_time, None)
-                self._defer(self._teardown(child, ending, workdir))
+                self._defer(self._teardown(ending, workdir))
                 child = None
                 return result
             exit_code = await self._shut_down(ending)
@@ -167,15 +167,15 @@ class Session:
             if child is not None:
                 if child.returncode is None:
                     await asyncio.shield(self._shut_down(ending))
-                self._release(child, workdir)
+                self._release(workdir)
             elif ready is None and self._child is None:
                 remove_tree(workdir)  # the spawn itself failed
 
-    async def _teardown(self, child: Child, ending: Ending, workdir: str) -> None:
+    async def _teardown(self, ending: Ending, workdir: str) -> None:
         try:
             await self._shut_down(ending)
         finally:
-            self._release(child, workdir)
+            self._release(workdir)
 
     def _guest_code(self, code: int) -> int:
         """The guest's exit status: bwrap exits 128+N when its child died of signal N."""
@@ -183,11 +183,10 @@ class Session:
             return 128 - code
         return code
 
-    def _release(self, child: Child, workdir: str) -> None:
-        if self._launched is not None:
-            self._launched.close()
-        else:
-            child.close()
+    def _release(self, workdir: str) -> None:
+        """Every host-side resource of the run (after its processes are gone)."""
+        assert self._launched is not None
+        self._launched.close()
         remove_tree(workdir)
 
     def cancel(self) -> None:
