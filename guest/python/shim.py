@@ -299,7 +299,9 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
     """Run the program and send its DONE (R-DONE-1)."""
     output = OutputChannel(channel, run.limits)
     guest: Any
-    if loop is not None or uses_asyncio(run.source):
+    # Without asyncio calls are sequential, and blocking on fd 3 is the
+    # shortest path for them, warm guest or not.
+    if uses_asyncio(run.source):
         from .aio import AsyncGuest
 
         guest = AsyncGuest(channel, run.limits, output, loop)
@@ -342,7 +344,7 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
 def main(cwd: str | None, warm: bool = False) -> None:
     """``warm``: the guest waits in a pool, so it loads asyncio and makes its
     event loop before RUN; a cold guest loads them only for a program that
-    imports asyncio."""
+    imports asyncio (the only programs that run on the loop)."""
     if cwd is not None:
         os.chdir(cwd)
     channel = Channel()

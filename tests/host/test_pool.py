@@ -99,6 +99,7 @@ def test_without_a_pool_every_guest_starts_cold() -> None:
 
 
 def test_a_cold_python_guest_loads_asyncio_only_for_programs_that_import_it() -> None:
+    """Warm guests load it ahead; programs without it run without the loop."""
     async def add(a: int, b: int) -> int:
         return a + b
 
