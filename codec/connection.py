@@ -80,6 +80,8 @@ class Connection:
         self._failure: RemoteProtocolError | None = None
         self._last_call_id = 0
         self._in_flight: set[int] = set()
+        #: Payload size of the last frame received (it bounds any value in it).
+        self.last_payload_size = 0
 
     @property
     def calls_in_flight(self) -> frozenset[int]:
@@ -126,6 +128,7 @@ class Connection:
             if frame.type >= EXTENSION_TYPES_START:
                 continue  # no extension negotiated: discard (R-FRAME-7)
             frame_type = FrameType(frame.type)
+            self.last_payload_size = len(frame.payload)
             envelope = decode_payload(frame.payload, self.max_depth + ENVELOPE_DEPTH)
             message = MESSAGE_TYPES[frame_type](envelope)
             self._transition(message, self.peer, RemoteProtocolError)

@@ -7,7 +7,9 @@ import asyncio
 import socket
 from collections.abc import Callable
 
-READ_SIZE = 1 << 18
+#: Below glibc malloc's mmap threshold (128 KiB): a larger recv buffer costs an
+#: mmap and a munmap per read.
+READ_SIZE = 64 * 1024
 
 
 class Channel:

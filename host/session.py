@@ -338,7 +338,8 @@ class Session:
             # its RESULT is sent, as the guest sees it (R-CALL-3).
             refusal = CallError(ErrorCode.TOO_MANY_CALLS, "TooManyCalls",
                                 f"over max_calls_in_flight ({self.limits.max_calls_in_flight})")
-        elif _encoded_size([call.args, call.kwargs]) > self.limits.value_bytes:
+        elif (self._conn.last_payload_size > self.limits.value_bytes  # else it surely fits
+              and _encoded_size([call.args, call.kwargs]) > self.limits.value_bytes):
             refusal = CallError(ErrorCode.VALUE_TOO_LARGE, "ValueTooLarge",
                                 f"arguments exceed {self.limits.value_bytes} bytes")
         if refusal is not None or binding is None:
@@ -349,13 +350,17 @@ class Session:
         task.add_done_callback(lambda _: self._calls.pop(call.id, None))
 
     async def _serve(self, call: Call, binding: HostBinding) -> None:
-        timeout = asyncio.timeout(self.limits.call_timeout)
+        timeout = asyncio.timeout(self.limits.call_timeout) if self.limits.call_timeout else None
+        payload = None
         try:
-            async with timeout:
+            if timeout is None:
                 value = await binding.invoke(call.args, call.kwargs)
-        except TimeoutError:
-            if not timeout.expired():
-                result = _binding_error(call.id, TimeoutError())
+            else:
+                async with timeout:
+                    value = await binding.invoke(call.args, call.kwargs)
+        except TimeoutError as exc:
+            if timeout is None or not timeout.expired():  # the binding's own TimeoutError
+                result = _binding_error(call.id, exc)
             else:
                 result = Result(id=call.id, error=CallError(
                     ErrorCode.CALL_TIMEOUT, "CallTimeout",
@@ -363,27 +368,32 @@ class Session:
         except Exception as exc:  # the binding's failure is the program's data
             result = _binding_error(call.id, exc)
         else:
-            result = self._result_for(call, value)
-        self._send(result)
+            result, payload = self._result_for(call, value)
+        self._send(result, payload)
 
-    def _result_for(self, call: Call, value: Any) -> Result:
+    def _result_for(self, call: Call, value: Any) -> tuple[Result, bytes | None]:
+        """The RESULT for a binding's return value, and its payload when it is
+        a value (encoded once: to size it and to send it)."""
         try:
             wire = to_wire(value, self.limits.max_depth)
         except ValueModelError as exc:
             return Result(id=call.id, error=CallError(
                 ErrorCode.INVALID_VALUE, "InvalidValue",
-                f"{call.name}() returned a value outside the value model: {exc}"))
-        if _encoded_size(wire) > self.limits.value_bytes:
+                f"{call.name}() returned a value outside the value model: {exc}")), None
+        result = Result(id=call.id, value=wire)
+        payload = encode_payload(result.to_wire())
+        envelope = len(encode_payload(Result(id=call.id).to_wire())) - 1  # less its null
+        if len(payload) - envelope > self.limits.value_bytes:
             return Result(id=call.id, error=CallError(
                 ErrorCode.VALUE_TOO_LARGE, "ValueTooLarge",
-                f"{call.name}() returned more than {self.limits.value_bytes} bytes"))
-        return Result(id=call.id, value=wire)
+                f"{call.name}() returned more than {self.limits.value_bytes} bytes")), None
+        return result, payload
 
-    def _send(self, message: Message) -> None:
+    def _send(self, message: Message, payload: bytes | None = None) -> None:
         if self._channel is None or (self._finished and not isinstance(message, Cancel | Error)):
             return
         try:
-            data = self._conn.send(message)
+            data = self._conn.send(message, payload)
         except ProtocolError:
             return  # e.g. RESULT racing the end of the run: nothing to say
         self._channel.write(data)

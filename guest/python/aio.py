@@ -21,7 +21,7 @@ from tether.codec import (
 )
 
 from .program import ProgramReturn
-from .shim import CHANNEL_FD, BindingError, Channel, OutputChannel, wire_arguments
+from .shim import CHANNEL_FD, RECV_SIZE, BindingError, Channel, OutputChannel, wire_arguments
 
 
 def new_loop() -> asyncio.AbstractEventLoop:
@@ -77,7 +77,7 @@ class AsyncGuest:
     def on_readable(self) -> None:
         conn = self.channel.conn
         try:
-            data = self.channel.sock.recv(1 << 18)
+            data = self.channel.sock.recv(RECV_SIZE)
         except BlockingIOError:
             return
         except OSError:

@@ -53,6 +53,9 @@ OUTPUT_CHUNK: Final = 64 * 1024
 OUTPUT_BUFFER: Final = 8 * 1024
 #: a1 65 "value": the bytes DONE's envelope adds around the value.
 DONE_ENVELOPE: Final = 7
+#: Bytes read from fd 3 at a time: below glibc malloc's mmap threshold, since
+#: a larger buffer costs an mmap and a munmap per read.
+RECV_SIZE: Final = 64 * 1024
 
 
 class BindingError(Exception):
@@ -86,7 +89,7 @@ class Channel:
             event = self.conn.next_event()
             if event is not NEED_DATA:
                 return event
-            data = self.sock.recv(1 << 18)
+            data = self.sock.recv(RECV_SIZE)
             if data:
                 self.conn.receive_data(data)
             else:

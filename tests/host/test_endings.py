@@ -80,8 +80,9 @@ def test_a_binding_raising_timeout_error_is_not_a_call_timeout() -> None:
     async def f() -> None:
         raise TimeoutError("upstream timed out")
 
-    source = "try:\n    await f()\nexcept BindingError as e:\n    return [e.type, e.code]"
-    assert run(source, bindings=[f], limits=quick(call_timeout=5)).value == ["TimeoutError", 100]
+    source = "try:\n    await f()\nexcept BindingError as e:\n    return [e.type, e.code, e.message]"
+    assert run(source, bindings=[f], limits=quick(call_timeout=5)).value == [
+        "TimeoutError", 100, "upstream timed out"]
 
 
 def test_output_cap_drops_the_rest_and_the_run_goes_on(lang: str) -> None:
