@@ -19,28 +19,37 @@ MiB = 1024 * 1024
 class Limits:
     """What one run may use. Every field has a default; pass only what you change.
 
-    Time (seconds):
-        timeout: wall-clock limit for the whole run (status ``timeout``).
-        call_timeout: limit for one binding call (the program gets a
-            ``BindingError`` of code CALL_TIMEOUT); None: only ``timeout``.
-        kill_grace: time between SIGTERM and SIGKILL when a run is stopped.
+    Time, in seconds:
+
+    - ``timeout``: wall-clock limit for the whole run (status ``timeout``).
+    - ``call_timeout``: limit for one binding call (the program gets a
+      ``BindingError`` of code CALL_TIMEOUT); None: only ``timeout``.
+    - ``kill_grace``: time between SIGTERM and SIGKILL when a run is stopped.
+
     Bytes:
-        output_bytes: printed output kept (both streams, UTF-8); the rest is
-            dropped and ``stats.output_truncated`` is set.
-        raw_output_bytes: kept of the child's raw fd 1 / fd 2 each.
-        value_bytes: largest encoded return value, argument set or result.
-        frame_bytes: frame ceiling on fd 3.
+
+    - ``output_bytes``: printed output kept (both streams, UTF-8); the rest is
+      dropped and ``stats.output_truncated`` is set.
+    - ``raw_output_bytes``: kept of the child's raw fd 1 and fd 2, each.
+    - ``value_bytes``: largest encoded return value, argument set or result.
+    - ``frame_bytes``: frame ceiling on fd 3.
+
     Shape:
-        max_depth: nesting of values.
-        max_calls_in_flight: concurrent binding calls; the guest queues more.
+
+    - ``max_depth``: nesting of values.
+    - ``max_calls_in_flight``: concurrent binding calls; the guest queues more.
+
     Resources (None: not limited), applied to the guest with rlimits and,
     where cgroups are writable, a cgroup for the run's whole process tree:
-        memory_bytes: address space (Python), V8 heap (Node), and the cgroup's
-            memory ceiling; cpu_seconds (None: ``timeout`` + 1);
-        open_files; file_bytes (largest file written);
-        processes: processes and threads of the run (the cgroup's pids.max;
-            without writable cgroups nothing bounds them: RLIMIT_NPROC counts
-            all of the user's processes and root ignores it).
+
+    - ``memory_bytes``: address space (Python), V8 heap and RLIMIT_DATA (Node),
+      and the cgroup's memory ceiling.
+    - ``cpu_seconds``: RLIMIT_CPU (None: ``timeout`` + 1).
+    - ``open_files``: RLIMIT_NOFILE.
+    - ``file_bytes``: RLIMIT_FSIZE, the largest file written.
+    - ``processes``: processes and threads of the run (the cgroup's pids.max;
+      without writable cgroups nothing bounds them: RLIMIT_NPROC counts all of
+      the user's processes and root ignores it).
     """
 
     timeout: float = 30.0

@@ -32,11 +32,11 @@ START_TIMEOUT = 30.0
 class PoolConfig:
     """Warm guests per language (and, for Node, per memory limit).
 
-    size: guests kept ready; 0 turns the pool off (every run starts cold).
-    idle_timeout: seconds without a run after which the ready guests are
-        stopped (the next run starts cold and refills the pool).
-    prestart: languages to warm as soon as the Runtime is entered; others are
-        warmed by their first run.
+    - ``size``: guests kept ready; 0 turns the pool off (every run starts cold).
+    - ``idle_timeout``: seconds without a run after which the ready guests are
+      stopped (the next run starts cold and refills the pool).
+    - ``prestart``: languages to warm as soon as the Runtime is entered; others
+      are warmed by their first run.
     """
 
     size: int = 2
