@@ -8,6 +8,8 @@ from collections.abc import Coroutine, Mapping
 from types import TracebackType
 from typing import Any
 
+from tether.codec import DEFAULT_MAX_FRAME_BYTES
+
 from .bindings import BindingsArg, prepare_bindings
 from .guests import LANGUAGES, GuestCommand, Interpreters, guest_command
 from .limits import Limits
@@ -15,6 +17,9 @@ from .pool import GuestPool, PoolConfig
 from .result import RunResult
 from .sandbox import Sandbox, resolve
 from .session import Session
+
+#: Room is left in the default frame ceiling for RUN's bindings and limits.
+MAX_SOURCE_BYTES = DEFAULT_MAX_FRAME_BYTES - 1024 * 1024
 
 
 class Runtime:
@@ -88,6 +93,12 @@ class Runtime:
             raise RuntimeError("this Runtime is closed")
         if not isinstance(source, str):
             raise TypeError("source must be a str")
+        try:
+            size = len(source.encode())
+        except UnicodeEncodeError as exc:
+            raise ValueError(f"source is not valid Unicode text: {exc}") from None
+        if size > MAX_SOURCE_BYTES:  # RUN must fit the default frame ceiling (R-LIMIT-2)
+            raise ValueError(f"source is {size} bytes; at most {MAX_SOURCE_BYTES} are accepted")
         if language not in LANGUAGES:
             raise ValueError(f"unsupported language {language!r}; tether runs: "
                              f"{', '.join(LANGUAGES)}")

@@ -301,6 +301,10 @@ def test_misuse_of_the_api_raises() -> None:
         run(b"return 1")  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         Limits(timeout=0)
+    with pytest.raises(ValueError, match="Unicode"):
+        run("return '\udc80'")
+    with pytest.raises(ValueError, match="bytes"):
+        run("#" * (16 << 20))
 
 
 def test_a_slow_sync_binding_does_not_block_the_loop() -> None:
