@@ -138,6 +138,16 @@ def child_path(path: str, key: str) -> str:
     return f'{path}["{escaped}"]'
 
 
+def _text(value: str, path: str) -> str:
+    """Text that UTF-8 can carry: Python strings may hold lone surrogates."""
+    if not value.isascii():
+        try:
+            value.encode()
+        except UnicodeEncodeError as exc:
+            raise ValueModelError(path, f"text is not valid Unicode ({exc.reason})") from None
+    return value
+
+
 def to_wire(value: object, max_depth: int = DEFAULT_MAX_DEPTH) -> Value:
     """Map a Python value onto the value model (spec §6.2, Python column).
 
@@ -153,6 +163,8 @@ def _to_wire(value: object, path: str, depth_left: int, active: set[int]) -> Val
     if value is None or value is True or value is False:
         return value
     kind = type(value)
+    if kind is str:
+        return _text(value, path)  # type: ignore[arg-type]
     if kind in _SCALARS:
         return value  # type: ignore[return-value]
     if isinstance(value, (list, tuple, dict)):
@@ -169,7 +181,7 @@ def _to_wire(value: object, path: str, depth_left: int, active: set[int]) -> Val
                         raise ValueModelError(
                             path, f"map key {key!r} is a {type(key).__name__}, not a str"
                         )
-                    text = str.__str__(key)
+                    text = _text(str.__str__(key), path)
                     out[text] = _to_wire(item, child_path(path, text), depth_left - 1, active)
                 return out
             return [
@@ -185,7 +197,7 @@ def _to_wire(value: object, path: str, depth_left: int, active: set[int]) -> Val
     if isinstance(value, float):
         return float(value)
     if isinstance(value, str):
-        return str.__str__(value)  # str() would call a subclass's __str__
+        return _text(str.__str__(value), path)  # str() would call a subclass's __str__
     if isinstance(value, (bytes, bytearray, memoryview)):
         return bytes(value)
     raise ValueModelError(path, f"{kind.__name__} is outside the value model")

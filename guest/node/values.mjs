@@ -35,8 +35,12 @@ function isPlainObject(value) {
 export function toWire(value, maxDepth, path = '$', active = new Set()) {
   if (value === null || value === undefined) return null;
   switch (typeof value) {
-    case 'boolean':
     case 'string':
+      if (!value.isWellFormed()) {
+        throw new ValueModelError(path, 'text is not valid Unicode (a lone surrogate)');
+      }
+      return value;
+    case 'boolean':
     case 'bigint':
       return value;
     case 'number':
@@ -62,6 +66,9 @@ export function toWire(value, maxDepth, path = '$', active = new Set()) {
     for (const [key, item] of entries) {
       if (typeof key !== 'string') {
         throw new ValueModelError(path, `map key ${String(key)} is a ${typeof key}, not a string`);
+      }
+      if (!key.isWellFormed()) {
+        throw new ValueModelError(path, 'map key is not valid Unicode (a lone surrogate)');
       }
       if (item === undefined) continue;
       out.set(key, toWire(item, maxDepth - 1, childPath(path, key), active));

@@ -69,6 +69,8 @@ def test_anything_but_the_deterministic_encoding_is_refused(value: Any) -> None:
         ({"items": [1, 2, 3, {"when": datetime.date(2026, 1, 1)}]}, "$.items[3].when"),
         ({"a b": {1: 2}}, '$["a b"]'),
         ([set()], "$[0]"),
+        ({"ok": ["fine", "bad \udc80"]}, "$.ok[1]"),
+        ({"\udc80": 1}, "$"),
         (object(), "$"),
     ],
 )

@@ -373,6 +373,7 @@ def test_javascript_value_mapping(expression: str, expected: Any) -> None:
         ("(() => { const a = {}; a.self = a; return a })()", "$.self: cycle"),
         ("new Float32Array(2)", "$: Float32Array"),
         ("Symbol('s')", "$: symbol"),
+        ("['ok', 'a\\udc80']", "$[1]: text is not valid Unicode"),
     ],
 )
 def test_javascript_values_outside_the_model(expression: str, path: str) -> None:
