@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import signal
 import tempfile
 from collections.abc import Callable, Coroutine, Mapping
@@ -60,6 +61,8 @@ class Ending:
     limit: str | None = None
     killed_after_done: bool = False
 
+
+logger = logging.getLogger("tether")
 
 #: What V8 prints when --max-old-space-size is reached (the process then aborts).
 _HEAP_EXHAUSTED = ("JavaScript heap out of memory", "Reached heap limit")
@@ -278,6 +281,10 @@ class Session:
                         "ProtocolError", f"the guest reported {event.code.name}: {event.message}")))
         except RemoteProtocolError as exc:
             self._protocol_failure(exc)
+        except Exception as exc:  # a bug of ours: end the run rather than hang it
+            logger.exception("tether: internal error while reading the guest's frames")
+            self._finish(Ending(Status.PROTOCOL_ERROR, RunError(
+                "InternalError", f"the host failed on the guest's frames: {exc!r}")))
 
     def _protocol_failure(self, exc: RemoteProtocolError) -> None:
         self._send(Error(exc.code, exc.message))  # R-ERR-1
