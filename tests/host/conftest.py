@@ -52,7 +52,16 @@ def shared_runtime(nothing_leaks: None) -> Iterator[None]:
 
 
 LANGUAGES = ["python", "javascript"]
-SPIN_SOURCES = {"python": "while True:\n    pass\n", "javascript": "while (true) {}\n"}
+#: Programs, per language, that never end: busy, and blocked.
+SPIN = {"python": "while True:\n    pass\n", "javascript": "while (true) {}\n"}
+BLOCK = {"python": "import time\ntime.sleep(10)\n",
+         "javascript": "await new Promise(() => {})\n"}
+
+
+def write_fd3(lang: str, data: bytes) -> str:
+    """A program line writing ``data`` straight to fd 3, past the guest."""
+    return pick(lang, python=f"import os\nos.write(3, {data!r})\n",
+                javascript=f"require('fs').writeSync(3, Buffer.from('{data.hex()}', 'hex'))\n")
 
 
 @pytest.fixture(params=LANGUAGES)

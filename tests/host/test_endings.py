@@ -13,7 +13,17 @@ import pytest
 
 from tether import Runtime, Status
 
-from .conftest import MARKER, cancellation_probe, no_marked_processes, pick, quick, run
+from .conftest import (
+    BLOCK,
+    MARKER,
+    SPIN,
+    cancellation_probe,
+    no_marked_processes,
+    pick,
+    quick,
+    run,
+    write_fd3,
+)
 
 # A grandchild that ignores SIGTERM, leaves the guest's pipes and keeps fd 3;
 # its pid is printed as JSON so the test can check it is gone afterwards.
@@ -34,14 +44,6 @@ const child = spawn(process.execPath, ['-e', code, '{MARKER}'],
 console.log(JSON.stringify({{ pid: child.pid }}))
 """,
 }
-SPIN = {"python": "while True:\n    pass\n", "javascript": "while (true) {}\n"}
-BLOCK = {"python": "import time\ntime.sleep(10)\n",
-         "javascript": "await new Promise(() => {})\n"}
-
-
-def _write_fd3(lang: str, data: bytes) -> str:
-    return pick(lang, python=f"import os\nos.write(3, {data!r})\n",
-                javascript=f"require('fs').writeSync(3, Buffer.from('{data.hex()}', 'hex'))\n")
 
 
 def test_timeout(lang: str) -> None:
@@ -228,14 +230,14 @@ def test_guest_killed_by_a_signal(lang: str) -> None:
 
 
 def test_garbage_on_fd_3_is_a_protocol_error(lang: str) -> None:
-    result = run(_write_fd3(lang, b"this is not a frame at all") + BLOCK[lang], language=lang)
+    result = run(write_fd3(lang, b"this is not a frame at all") + BLOCK[lang], language=lang)
     assert result.status is Status.PROTOCOL_ERROR
     assert result.error is not None and "FRAME_MALFORMED" in result.error.message
 
 
 def test_huge_declared_length_on_fd_3(lang: str) -> None:
     header = b"TH\x01\x05\x00\x00\xff\xff\xff\xff"
-    result = run(_write_fd3(lang, header) + BLOCK[lang], language=lang)
+    result = run(write_fd3(lang, header) + BLOCK[lang], language=lang)
     assert result.status is Status.PROTOCOL_ERROR
     assert result.error is not None and "FRAME_TOO_LARGE" in result.error.message
 

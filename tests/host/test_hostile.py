@@ -19,7 +19,16 @@ import pytest
 from tether import Status
 from tether.host.sandbox import detect
 
-from .conftest import MARKER, cancellation_probe, no_marked_processes, pick, quick, run
+from .conftest import (
+    BLOCK,
+    MARKER,
+    cancellation_probe,
+    no_marked_processes,
+    pick,
+    quick,
+    run,
+    write_fd3,
+)
 
 pytestmark = pytest.mark.skipif(not detect().namespaces, reason=detect().detail)
 
@@ -229,12 +238,8 @@ def test_infinite_loop_with_calls_in_flight(lang: str) -> None:
 # -- the protocol -------------------------------------------------------------------
 
 
-def _forge(lang: str, header_and_payload_hex: str) -> str:
-    return pick(lang,
-                python=f"import os, time\nos.write(3, bytes.fromhex({header_and_payload_hex!r}))\n"
-                       "time.sleep(10)",
-                javascript=f"require('fs').writeSync(3, Buffer.from('{header_and_payload_hex}', "
-                           "'hex'))\nawait new Promise(() => {})")
+def _forge(lang: str, frame_hex: str) -> str:
+    return write_fd3(lang, bytes.fromhex(frame_hex)) + BLOCK[lang]
 
 
 def test_deeply_nested_cbor(lang: str) -> None:

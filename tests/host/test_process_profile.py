@@ -11,7 +11,7 @@ import pytest
 from tether import Runtime, Sandbox, SandboxUnavailable, Status
 from tether.host import sandbox as sandbox_module
 
-from .conftest import SPIN_SOURCES, no_marked_processes, pick, quick, run
+from .conftest import SPIN, no_marked_processes, pick, quick, run
 
 
 def process(source: str, **kwargs: object) -> object:
@@ -29,7 +29,7 @@ def test_hello(lang: str) -> None:
 def test_timeout_kills_the_process_group(lang: str) -> None:
     from .test_endings import SPAWN_STUBBORN
 
-    result = process(SPAWN_STUBBORN[lang] + SPIN_SOURCES[lang], language=lang,
+    result = process(SPAWN_STUBBORN[lang] + SPIN[lang], language=lang,
                      limits=quick(timeout=1))
     assert result.status is Status.TIMEOUT  # type: ignore[attr-defined]
     assert json.loads(result.output)["pid"]  # type: ignore[attr-defined]
