@@ -202,6 +202,11 @@ class Launched:
             self.cgroup.remove()
             self.cgroup = None
 
+    def guest_status(self, code: int) -> int:
+        """The guest's exit status from the reaped process's: bwrap exits
+        128+N when the process it ran died of signal N."""
+        return 128 - code if self.sandboxed and code > 128 else code
+
     def program_pid(self) -> int:
         """The process that runs the guest. Under bwrap, ``guest_pid`` is the
         PID namespace's init and the guest is its (only) child."""

@@ -106,7 +106,6 @@ class Session:
         self._defer = defer
         self._command = command
         self._wire_tap = wire_tap
-        self._child: Child | None = None
         self._conn = Connection(Role.HOST, max_frame_bytes=limits.frame_bytes,
                                 max_depth=limits.max_depth)
         self._channel: Channel | None = None
@@ -136,7 +135,7 @@ class Session:
                     self.language, workdir, self.limits, self._interpreters, self._env)
                 self._launched = await launch(command, workdir, self.limits, self._sandbox,
                                               self.limits.raw_output_bytes)
-            child = self._child = self._launched.child
+            child = self._launched.child
             child.raw_stdout.limit = child.raw_stderr.limit = self.limits.raw_output_bytes
             self._channel = Channel(child.channel, self._on_data, self._on_eof, self._wire_tap)
             if ready is not None:
@@ -171,7 +170,7 @@ class Session:
                 if child.returncode is None:
                     await asyncio.shield(self._shut_down(ending))
                 self._release(workdir)
-            elif ready is None and self._child is None:
+            elif ready is None and self._launched is None:
                 remove_tree(workdir)  # the spawn itself failed
 
     async def _teardown(self, ending: Ending, workdir: str) -> None:
@@ -179,12 +178,6 @@ class Session:
             await self._shut_down(ending)
         finally:
             self._release(workdir)
-
-    def _guest_code(self, code: int) -> int:
-        """The guest's exit status: bwrap exits 128+N when its child died of signal N."""
-        if self._sandbox is Sandbox.NAMESPACES and code > 128:
-            return 128 - code
-        return code
 
     def _release(self, workdir: str) -> None:
         """Every host-side resource of the run (after its processes are gone)."""
@@ -209,7 +202,8 @@ class Session:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(child.exited), self.limits.kill_grace)
             if child.exited.done():
-                code = self._guest_code(child.exited.result())
+                assert self._launched is not None
+                code = self._launched.guest_status(child.exited.result())
                 if self._launched is not None and self._launched.cgroup is not None and \
                         self._launched.cgroup.out_of_memory():
                     return Ending(Status.LIMIT, RunError(
@@ -410,7 +404,8 @@ class Session:
     def _result(self, ending: Ending, child: Child, wall_time: float,
                 exit_code: int | None) -> RunResult:
         child.drain_pipes()
-        assert self._channel is not None
+        assert self._channel is not None and self._launched is not None
+        launched = self._launched
         return RunResult(
             status=ending.status,
             value=ending.value,
@@ -422,15 +417,14 @@ class Session:
             stats=RunStats(
                 sandbox=str(self._sandbox),
                 cpu_seconds=self._cpu,
-                peak_memory_bytes=(self._launched.cgroup.peak_memory() if self._launched and
-                                   self._launched.cgroup else None),
+                peak_memory_bytes=launched.cgroup.peak_memory() if launched.cgroup else None,
                 wall_time=wall_time,
                 calls=self._call_count,
                 bytes_in=self._channel.bytes_in,
                 bytes_out=self._channel.bytes_out,
                 output_truncated=self._output_truncated,
                 raw_output_truncated=child.raw_stdout.truncated or child.raw_stderr.truncated,
-                exit_code=None if exit_code is None else self._guest_code(exit_code),
+                exit_code=None if exit_code is None else launched.guest_status(exit_code),
             ),
         )
 
