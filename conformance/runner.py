@@ -34,7 +34,7 @@ from tether.codec import (
 )
 from tether.codec.messages import MESSAGE_TYPES
 from tether.host.bindings import prepare_bindings
-from tether.host.guests import GuestCommand, Interpreters, guest_command
+from tether.host.guests import GuestCommand, Interpreters, guest_command, guest_env
 from tether.host.limits import Limits
 from tether.host.process import Child, spawn
 from tether.host.result import RunResult
@@ -240,9 +240,7 @@ def our_guest(language: str) -> GuestLauncher:
 def command_guest(argv: Sequence[str]) -> GuestLauncher:
     """A guest started by an arbitrary command (argv[0] found on PATH)."""
     path = shutil.which(argv[0]) or argv[0]
-    return lambda workdir: GuestCommand((path, *argv[1:]), {
-        "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir,
-        "LANG": "C.UTF-8"})
+    return lambda workdir: GuestCommand((path, *argv[1:]), guest_env(workdir))
 
 
 # -- host mode ----------------------------------------------------------------------

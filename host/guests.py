@@ -72,6 +72,12 @@ def _python_paths() -> tuple[str, ...]:
     return tuple(dict.fromkeys(str(d) for d in dirs))
 
 
+def guest_env(workdir: str, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The whole environment of a guest: nothing of the host's but ``extra``.
+    PWD too: bwrap sets it in the sandbox, so every profile shows the same."""
+    return {**_BASE_ENV, "HOME": workdir, "TMPDIR": workdir, "PWD": workdir, **(extra or {})}
+
+
 def guest_command(
     language: str,
     workdir: str,
@@ -83,8 +89,7 @@ def guest_command(
 ) -> GuestCommand:
     """``warm``: the guest will wait in a pool, so it should do before RUN
     whatever work it can (the CPython guest loads asyncio)."""
-    # PWD too: bwrap sets it in the sandbox, so every profile shows the same.
-    full_env = {**_BASE_ENV, "HOME": workdir, "TMPDIR": workdir, "PWD": workdir, **(env or {})}
+    full_env = guest_env(workdir, env)
     if language == "python":
         # The real interpreter, not a venv's symlink: the sandbox binds only it,
         # and the guest finds its imports through --path, not a venv.

@@ -46,7 +46,6 @@ from .process import Child, spawn
 BWRAP_PATHS = ("/usr/bin/bwrap", "/usr/local/bin/bwrap")
 #: The uid/gid the program runs as inside the user namespace.
 SANDBOX_ID = 65534
-SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
 class Sandbox(enum.StrEnum):
