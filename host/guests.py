@@ -91,15 +91,9 @@ def guest_command(
     whatever work it can (the CPython guest loads asyncio)."""
     full_env = guest_env(workdir, env)
     if language == "python":
-        # The real interpreter, not a venv's symlink: the sandbox binds only it,
-        # and the guest finds its imports through --path, not a venv.
-        argv = [os.path.realpath(interpreters.python), "-I", "-S", "-B",
-                str(GUEST_DIR / "python" / "main.py"),
-                "--cwd", workdir]
+        argv = [*_python_argv(interpreters), "--cwd", workdir]
         if warm:
             argv.append("--warm")
-        for path in _python_paths():
-            argv += ["--path", path]
     elif language in ("javascript", "typescript"):
         argv = [interpreters.node_path(), "--disable-warning=ExperimentalWarning"]
         if limits.memory_bytes is not None:
@@ -108,6 +102,22 @@ def guest_command(
     else:
         raise ValueError(f"unsupported language {language!r}; tether runs: {', '.join(LANGUAGES)}")
     return GuestCommand(tuple(argv), full_env)
+
+
+def _python_argv(interpreters: Interpreters) -> list[str]:
+    # The real interpreter, not a venv's symlink: the sandbox binds only it,
+    # and the guest finds its imports through --path, not a venv.
+    argv = [os.path.realpath(interpreters.python), "-I", "-S", "-B",
+            str(GUEST_DIR / "python" / "main.py")]
+    for path in _python_paths():
+        argv += ["--path", path]
+    return argv
+
+
+def zygote_command(workdir: str, mode: str, interpreters: Interpreters,
+                   env: Mapping[str, str] | None = None) -> GuestCommand:
+    """The CPython fork server (host/zygote.py); ``mode`` is isolate or plain."""
+    return GuestCommand((*_python_argv(interpreters), "--zygote", mode), guest_env(workdir, env))
 
 
 def apply_rlimits(pid: int, language: str, limits: Limits) -> None:

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import tempfile
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from tether.codec import NEED_DATA, Connection, Hello, ProtocolError, Role
 
@@ -23,9 +24,14 @@ from .guests import GuestCommand
 from .limits import Limits
 from .process import Child, remove_tree
 from .sandbox import Launched, Sandbox, launch
+from .zygote import Zygote, ZygoteError
 
 #: How long a warm guest may take to say HELLO before it is given up.
 START_TIMEOUT = 30.0
+#: Forks that fail in a row before Python guests are started as new interpreters.
+FORK_ATTEMPTS = 3
+
+logger = logging.getLogger("tether")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,11 +43,16 @@ class PoolConfig:
       stopped (the next run starts cold and refills the pool).
     - ``prestart``: languages to warm as soon as the Runtime is entered; others
       are warmed by their first run.
+    - ``fork_server``: Python guests are forked from a template process that
+      has loaded the guest but never runs a program (host/zygote.py), not
+      started as new interpreters; a run that finds no ready guest forks one
+      (milliseconds) instead of starting one cold.
     """
 
     size: int = 2
     idle_timeout: float = 120.0
     prestart: tuple[str, ...] = ()
+    fork_server: bool = True
 
     def __post_init__(self) -> None:
         if self.size < 0 or self.idle_timeout <= 0:
@@ -50,10 +61,12 @@ class PoolConfig:
 
 @dataclass
 class ReadyGuest:
-    """A started guest whose HELLO has arrived; a Session adopts it."""
+    """A started guest whose HELLO has arrived; a Session adopts it.
+    ``workdir`` is the host directory to remove after the run (None when the
+    run's files live only in its own mount namespace)."""
 
     launched: Launched
-    workdir: str
+    workdir: str | None
     conn: Connection
     hello: Hello
 
@@ -66,16 +79,97 @@ class GuestStartError(Exception):
     pass
 
 
-async def start_guest(command_for: Callable[[str], GuestCommand], limits: Limits,
-                      profile: Sandbox) -> ReadyGuest:
-    """Start a guest and wait for its HELLO; anything else is a start error."""
-    workdir = tempfile.mkdtemp(prefix="tether-run-")
-    try:
-        launched = await launch(command_for(workdir), workdir, limits, profile,
-                                limits.raw_output_bytes)
-    except BaseException:
-        remove_tree(workdir)
-        raise
+class Starter(Protocol):
+    """How a pool gets its guests. ``cheap``: fast enough to start one for a
+    run that finds the pool empty, rather than start it cold."""
+
+    @property
+    def cheap(self) -> bool: ...
+
+    async def start(self) -> ReadyGuest: ...
+
+    def idle(self) -> None:
+        """No run for the idle timeout: release what is kept for starting."""
+
+    async def aclose(self) -> None: ...
+
+
+class SpawnStarter:
+    """Each guest a new interpreter (Node; Python without a fork server)."""
+
+    cheap = False  # a run that finds no guest ready starts its own
+
+    def __init__(self, command_for: Callable[[str], GuestCommand], limits: Limits,
+                 profile: Sandbox) -> None:
+        self._command_for = command_for
+        self._limits = limits
+        self._profile = profile
+
+    async def start(self) -> ReadyGuest:
+        workdir = tempfile.mkdtemp(prefix="tether-run-")
+        try:
+            launched = await launch(self._command_for(workdir), workdir, self._limits,
+                                    self._profile, self._limits.raw_output_bytes)
+        except BaseException:
+            remove_tree(workdir)
+            raise
+        return await _until_hello(launched, workdir)
+
+    def idle(self) -> None:
+        pass
+
+    async def aclose(self) -> None:
+        pass
+
+
+class ForkStarter:
+    """Each guest forked by the runtime's CPython template (host/zygote.py).
+    Where forking keeps failing (say, user namespaces are disallowed inside
+    the sandbox), guests are started as new interpreters instead."""
+
+    def __init__(self, zygote: Zygote, limits: Limits, profile: Sandbox,
+                 fallback: SpawnStarter) -> None:
+        self._zygote = zygote
+        self._limits = limits
+        self._private = profile is Sandbox.NAMESPACES  # a tmpfs of its own per run
+        self._fallback = fallback
+        self._failures = 0
+
+    @property
+    def cheap(self) -> bool:
+        return self._failures < FORK_ATTEMPTS
+
+    async def start(self) -> ReadyGuest:
+        if not self.cheap:
+            return await self._fallback.start()
+        workdir = None if self._private else tempfile.mkdtemp(prefix="tether-run-")
+        try:
+            try:
+                launched = await self._zygote.fork(workdir, self._limits.raw_output_bytes)
+            except BaseException:
+                if workdir is not None:
+                    remove_tree(workdir)
+                raise
+            guest = await _until_hello(launched, workdir, self._zygote.locate)
+        except (ZygoteError, GuestStartError) as exc:
+            self._failures += 1
+            if not self.cheap:
+                logger.warning("tether: Python guests cannot be forked here, so each starts "
+                               "as a new interpreter: %s %s", exc, self._zygote.stderr())
+            raise GuestStartError(str(exc)) from exc
+        self._failures = 0
+        return guest
+
+    def idle(self) -> None:
+        self._zygote.stop_when_unused()
+
+    async def aclose(self) -> None:
+        await self._zygote.aclose()
+
+
+async def _until_hello(launched: Launched, workdir: str | None,
+                       then: Callable[[Launched], None] | None = None) -> ReadyGuest:
+    """Wait for the guest's HELLO; anything else is a start error."""
     child = launched.child
     conn = Connection(Role.HOST)
     loop = asyncio.get_running_loop()
@@ -84,6 +178,8 @@ async def start_guest(command_for: Callable[[str], GuestCommand], limits: Limits
             while True:
                 event = conn.next_event()
                 if isinstance(event, Hello):
+                    if then is not None:
+                        then(launched)
                     return ReadyGuest(launched, workdir, conn, event)
                 if event is not NEED_DATA:
                     raise GuestStartError(f"expected HELLO, got {event!r}")
@@ -92,10 +188,12 @@ async def start_guest(command_for: Callable[[str], GuestCommand], limits: Limits
                     conn.receive_eof()
                 else:
                     conn.receive_data(data)
-    except (GuestStartError, ProtocolError, TimeoutError, OSError, asyncio.CancelledError) as exc:
+    except (GuestStartError, ProtocolError, TimeoutError, OSError, ValueError, IndexError,
+            asyncio.CancelledError) as exc:
         await launched.terminate(0.1, kill_now=True)
         launched.close()
-        remove_tree(workdir)
+        if workdir is not None:
+            remove_tree(workdir)
         if isinstance(exc, asyncio.CancelledError):
             raise
         raise GuestStartError(str(exc)) from exc
@@ -104,21 +202,19 @@ async def start_guest(command_for: Callable[[str], GuestCommand], limits: Limits
 class GuestPool:
     """Ready guests of one kind, refilled in the background."""
 
-    def __init__(self, command_for: Callable[[str], GuestCommand], config: PoolConfig,
-                 limits: Limits, profile: Sandbox) -> None:
-        self._command_for = command_for
+    def __init__(self, starter: Starter, config: PoolConfig) -> None:
+        self._starter = starter
         self._config = config
-        self._limits = limits
-        self._profile = profile
         self._ready: deque[ReadyGuest] = deque()
         self._tasks: set[asyncio.Task[None]] = set()  # starting and discarding guests
         self._starting = 0
         self._idle: asyncio.TimerHandle | None = None
         self._closed = False
 
-    def take(self) -> ReadyGuest | None:
-        """A ready guest, or None (start one cold). Call :meth:`refill` after
-        the run, so the replacement's start-up does not compete with it."""
+    async def acquire(self) -> ReadyGuest | None:
+        """A ready guest; when none is, a new one if starting one is cheap,
+        else None (the run starts its guest cold). Call :meth:`refill` after
+        the run, so that replacements do not compete with it."""
         guest = None
         while self._ready and guest is None:
             candidate = self._ready.popleft()
@@ -127,6 +223,9 @@ class GuestPool:
             else:
                 guest = candidate
         self._touch()
+        if guest is None and self._starter.cheap and not self._closed:
+            with contextlib.suppress(GuestStartError):
+                guest = await self._starter.start()
         return guest
 
     def _touch(self) -> None:
@@ -155,7 +254,7 @@ class GuestPool:
 
     async def _start_one(self) -> None:
         try:
-            guest = await start_guest(self._command_for, self._limits, self._profile)
+            guest = await self._starter.start()
         except GuestStartError:
             return  # the next run starts cold and shows the real error
         finally:
@@ -169,6 +268,8 @@ class GuestPool:
         self._idle = None
         while self._ready:
             self._spawn_task(_discard(self._ready.popleft()))
+        if not self._starting:
+            self._starter.idle()
 
     async def aclose(self) -> None:
         self._closed = True
@@ -180,10 +281,12 @@ class GuestPool:
         guests = list(self._ready)
         self._ready.clear()
         await asyncio.gather(*(_discard(g) for g in guests))
+        await self._starter.aclose()
 
 
 async def _discard(guest: ReadyGuest) -> None:
     with contextlib.suppress(Exception):
         await guest.launched.terminate(0.1, kill_now=True)
     guest.launched.close()
-    remove_tree(guest.workdir)
+    if guest.workdir is not None:
+        remove_tree(guest.workdir)

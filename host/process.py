@@ -73,6 +73,7 @@ class Child:
     _pipes: dict[int, CappedBuffer] = field(default_factory=dict)
     _reaped: bool = False
     returncode: int | None = None
+    namespace_init: bool = False
 
     def signal_group(self, signum: int) -> None:
         """Signal every process in the child's group (the child may be a zombie
@@ -94,7 +95,8 @@ class Child:
             await asyncio.shield(self.exited)
         self.signal_group(signal.SIGKILL)  # stragglers: TERM-ignoring descendants
         code = self._reap()
-        await _until_group_dead(self.pid, grace)
+        if not self.namespace_init:  # else its exit meant its namespace was empty
+            await _until_group_dead(self.pid, grace)
         return code
 
     def _reap(self) -> int:
@@ -150,13 +152,13 @@ class Child:
 
 def spawn(
     argv: Sequence[str], env: Mapping[str, str], *, raw_output_bytes: int,
-    extra_fds: Sequence[tuple[int, int]] = (),
+    extra_fds: Sequence[tuple[int, int]] = (), channel_type: int = socket.SOCK_STREAM,
 ) -> Child:
     """Start ``argv`` (argv[0] an absolute path) as a guest; ``extra_fds``
     are (host fd, child fd) pairs to pass besides 0-3. Must be called from a
     running event loop."""
     loop = asyncio.get_running_loop()
-    host_end, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    host_end, child_end = socket.socketpair(socket.AF_UNIX, channel_type)
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     child_fds = [_high(os.dup(child_end.fileno())), _high(out_w), _high(err_w)]
@@ -187,21 +189,53 @@ def spawn(
     finally:
         for fd in child_fds:
             os.close(fd)
-    exited: asyncio.Future[int] = loop.create_future()
-    child = Child(
-        pid=pid,
-        channel=host_end,
-        raw_stdout=CappedBuffer(raw_output_bytes),
-        raw_stderr=CappedBuffer(raw_output_bytes),
-        exited=exited,
-    )
-    host_end.setblocking(False)
+    child = Child(pid=pid, channel=host_end, raw_stdout=CappedBuffer(raw_output_bytes),
+                  raw_stderr=CappedBuffer(raw_output_bytes), exited=loop.create_future())
     child._pidfd = os.pidfd_open(pid)
     loop.add_reader(child._pidfd, _on_exit, child)
+    _watch(child, out_r, err_r)
+    return child
+
+
+def _watch(child: Child, out_r: int, err_r: int) -> None:
+    """Collect the raw pipes as they fill; the channel is read by its owner."""
+    loop = asyncio.get_running_loop()
+    child.channel.setblocking(False)
     for fd, buffer in ((out_r, child.raw_stdout), (err_r, child.raw_stderr)):
         os.set_blocking(fd, False)
         child._pipes[fd] = buffer
         loop.add_reader(fd, child._read_pipe, fd)
+
+
+@dataclass
+class ForkedChild(Child):
+    """A guest forked by a template process (host/zygote.py): not our child.
+    Its exit status comes from the template (``exited``), never waitpid; the
+    template kills its group before it reaps it, so once ``exited`` is done
+    the host no longer signals the group (whose id may then be reused)."""
+
+    def signal_group(self, signum: int) -> None:
+        if not self.exited.done():
+            super().signal_group(signum)
+
+    def _reap(self) -> int:
+        if not self._reaped:
+            self._reaped = True
+            self.returncode = self.exited.result() if self.exited.done() else -signal.SIGKILL
+        assert self.returncode is not None
+        return self.returncode
+
+
+def adopt(pid: int, channel: socket.socket, out_r: int, err_r: int, *, raw_output_bytes: int,
+          exited: asyncio.Future[int], namespace_init: bool = False) -> ForkedChild:
+    """A :class:`Child` for a guest someone else started: ``pid`` leads its
+    process group, ``exited`` resolves with its status. ``namespace_init``:
+    the process is its PID namespace's init, which exits only once the
+    namespace is empty."""
+    child = ForkedChild(pid=pid, channel=channel, raw_stdout=CappedBuffer(raw_output_bytes),
+                        raw_stderr=CappedBuffer(raw_output_bytes), exited=exited,
+                        namespace_init=namespace_init)
+    _watch(child, out_r, err_r)
     return child
 
 

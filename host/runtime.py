@@ -11,12 +11,13 @@ from typing import Any
 from tether.codec import DEFAULT_MAX_FRAME_BYTES
 
 from .bindings import BindingsArg, prepare_bindings
-from .guests import LANGUAGES, GuestCommand, Interpreters, guest_command
+from .guests import LANGUAGES, GuestCommand, Interpreters, guest_command, zygote_command
 from .limits import Limits
-from .pool import GuestPool, PoolConfig
+from .pool import ForkStarter, GuestPool, PoolConfig, SpawnStarter, Starter
 from .result import RunResult
 from .sandbox import Sandbox, resolve
 from .session import Session
+from .zygote import Zygote
 
 #: Room is left in the default frame ceiling for RUN's bindings and limits.
 MAX_SOURCE_BYTES = DEFAULT_MAX_FRAME_BYTES - 1024 * 1024
@@ -56,9 +57,10 @@ class Runtime:
         self.limits = limits or Limits()
         self._env = dict(env or {})
         self._interpreters = Interpreters(python=python or sys.executable, node=node)
-        self._pool_config = pool or PoolConfig(size=0)
+        self._pool_config = pool or PoolConfig(size=0, fork_server=False)
         self.sandbox = resolve(sandbox)
         self._pools: dict[tuple[str, int | None, Sandbox], GuestPool] = {}
+        self._zygotes: dict[Sandbox, Zygote] = {}
         self._sessions: dict[Session, asyncio.Future[None]] = {}
         self._teardowns: set[asyncio.Task[None]] = set()
         self._closed = False
@@ -70,11 +72,25 @@ class Runtime:
         pool = self._pools.get(key)
         if pool is None:
             def command_for(workdir: str) -> GuestCommand:
-                return guest_command(language, workdir, limits, self._interpreters, self._env,
-                                     warm=True)
+                return guest_command(language, workdir, limits, self._interpreters,
+                                     self._env, warm=True)
 
-            pool = self._pools[key] = GuestPool(command_for, self._pool_config, limits, sandbox)
+            spawn = SpawnStarter(command_for, limits, sandbox)
+            starter: Starter = spawn
+            if language == "python" and self._pool_config.fork_server:
+                starter = ForkStarter(self._zygote(sandbox), limits, sandbox, spawn)
+            pool = self._pools[key] = GuestPool(starter, self._pool_config)
         return pool
+
+    def _zygote(self, sandbox: Sandbox) -> Zygote:
+        """One CPython template per sandbox profile, shared by its pools."""
+        zygote = self._zygotes.get(sandbox)
+        if zygote is None:
+            def command_for(workdir: str, mode: str) -> GuestCommand:
+                return zygote_command(workdir, mode, self._interpreters, self._env)
+
+            zygote = self._zygotes[sandbox] = Zygote(command_for, sandbox)
+        return zygote
 
     async def run(
         self,
@@ -109,7 +125,8 @@ class Runtime:
         prepared = prepare_bindings(bindings)
         pool = self._pool(language, limits, profile)
         session = Session(source, language, prepared, limits, interpreters=self._interpreters,
-                          env=self._env, sandbox=profile, ready=pool.take(), defer=self._defer)
+                          env=self._env, sandbox=profile, ready=await pool.acquire(),
+                          defer=self._defer)
         ended = asyncio.get_running_loop().create_future()
         self._sessions[session] = ended
         try:

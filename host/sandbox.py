@@ -25,6 +25,7 @@ import os
 import select
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -164,6 +165,9 @@ class Launched:
     #: The PID namespace's init, held by a pidfd (it is not our child, and
     #: bwrap --new-session puts it outside bwrap's process group).
     init_pidfd: int = -1
+    #: Forked by the template (host/zygote.py): under namespaces ``guest_pid``
+    #: is the guest itself, which is also its PID namespace's init.
+    forked: bool = False
 
     def kill(self) -> None:
         """SIGKILL to everything at once: bwrap's group and, by killing its
@@ -209,7 +213,7 @@ class Launched:
     def program_pid(self) -> int:
         """The process that runs the guest. Under bwrap, ``guest_pid`` is the
         PID namespace's init and the guest is its (only) child."""
-        if not self.sandboxed:
+        if not self.sandboxed or self.forked:
             return self.guest_pid
         path = f"/proc/{self.guest_pid}/task/{self.guest_pid}/children"
         with contextlib.suppress(OSError, ValueError, IndexError):
@@ -228,10 +232,11 @@ class Launched:
 
 
 async def launch(command: GuestCommand, workdir: str, limits: Limits, profile: Sandbox,
-                 raw_output_bytes: int) -> Launched:
+                 raw_output_bytes: int, *, channel_type: int = socket.SOCK_STREAM) -> Launched:
     """Start ``command`` under ``profile`` (already resolved)."""
     if profile is Sandbox.PROCESS:
-        child = spawn(command.argv, command.env, raw_output_bytes=raw_output_bytes)
+        child = spawn(command.argv, command.env, raw_output_bytes=raw_output_bytes,
+                      channel_type=channel_type)
         launched = Launched(child, child.pid)
         # The guest forks nothing before RUN, so joining now covers the program.
         with contextlib.suppress(OSError):
@@ -241,7 +246,8 @@ async def launch(command: GuestCommand, workdir: str, limits: Limits, profile: S
     block_r, block_w = os.pipe()
     try:
         child = spawn(bwrap_argv(command.argv, command.env, workdir, 4, 5), {},
-                      raw_output_bytes=raw_output_bytes, extra_fds=((info_w, 4), (block_r, 5)))
+                      raw_output_bytes=raw_output_bytes, extra_fds=((info_w, 4), (block_r, 5)),
+                      channel_type=channel_type)
     except BaseException:
         for fd in (info_r, block_w):
             os.close(fd)

@@ -123,6 +123,7 @@ class Session:
         self._ending = loop.create_future()
         ready = self._ready
         workdir = ready.workdir if ready else tempfile.mkdtemp(prefix="tether-run-")
+        cold_dir = workdir or ""
         child: Child | None = None
         started = loop.time()
         ending = Ending(Status.CANCELLED, RunError("Cancelled", "the run was cancelled"))
@@ -132,8 +133,8 @@ class Session:
                 self._conn = ready.conn
             else:
                 command = self._command or guest_command(
-                    self.language, workdir, self.limits, self._interpreters, self._env)
-                self._launched = await launch(command, workdir, self.limits, self._sandbox,
+                    self.language, cold_dir, self.limits, self._interpreters, self._env)
+                self._launched = await launch(command, cold_dir, self.limits, self._sandbox,
                                               self.limits.raw_output_bytes)
             child = self._launched.child
             child.raw_stdout.limit = child.raw_stderr.limit = self.limits.raw_output_bytes
@@ -171,19 +172,20 @@ class Session:
                     await asyncio.shield(self._shut_down(ending))
                 self._release(workdir)
             elif ready is None and self._launched is None:
-                remove_tree(workdir)  # the spawn itself failed
+                remove_tree(cold_dir)  # the spawn itself failed
 
-    async def _teardown(self, ending: Ending, workdir: str) -> None:
+    async def _teardown(self, ending: Ending, workdir: str | None) -> None:
         try:
             await self._shut_down(ending)
         finally:
             self._release(workdir)
 
-    def _release(self, workdir: str) -> None:
+    def _release(self, workdir: str | None) -> None:
         """Every host-side resource of the run (after its processes are gone)."""
         assert self._launched is not None
         self._launched.close()
-        remove_tree(workdir)
+        if workdir is not None:
+            remove_tree(workdir)
 
     def cancel(self) -> None:
         """End the run now with status ``cancelled`` (the runtime is closing)."""

@@ -3,6 +3,7 @@
 Started by the host as::
 
     python -I -S -B .../guest/python/main.py --cwd DIR [--warm] [--path DIR]...
+    python -I -S -B .../guest/python/main.py --zygote isolate|plain [--path DIR]...
 
 ``--path`` entries are where ``tether`` and ``cbor2`` live (``-S`` leaves
 site-packages off ``sys.path``); they are removed again before the program
@@ -22,8 +23,14 @@ def _bootstrap() -> None:
     sys.path[:0] = paths
     try:
         from tether.guest.python import shim
+
+        if "--zygote" in args:
+            from tether.guest.python import zygote
     finally:
         del sys.path[: len(paths)]
+    del sys.argv[1:]
+    if "--zygote" in args:
+        zygote.main(args[args.index("--zygote") + 1] == "isolate")
     cwd = args[args.index("--cwd") + 1] if "--cwd" in args else None
     shim.main(cwd, warm="--warm" in args)
 

@@ -11,23 +11,15 @@ from tether import PoolConfig, Runtime, Status
 
 from .conftest import gone
 
-# The guest's start time (seconds since boot), its identity (PID namespace and
-# pid: pids repeat across sandboxes) and its work directory's contents.
-WHO = {
-    "python": "import os\nticks = int(open('/proc/self/stat').read().rsplit(')', 1)[1].split()[19])\n"
-              "me = f\"{os.readlink('/proc/self/ns/pid')}/{os.getpid()}\"\n"
-              "return [ticks / os.sysconf('SC_CLK_TCK'), me, os.listdir('.')]",
+# What a run's work directory holds (its own, empty); the JavaScript program
+# leaves a file behind, which no later run may see.
+LISTING = {
+    "python": "import os\nopen('left-behind', 'w').write('x')\n"
+              "return [f for f in os.listdir('.') if f != 'left-behind']",
     "javascript": "const fs = require('fs')\n"
-                  "const ticks = Number(fs.readFileSync('/proc/self/stat', 'utf8')"
-                  ".split(') ')[1].split(' ')[19])\n"
-                  "const me = `${fs.readlinkSync('/proc/self/ns/pid')}/${process.pid}`\n"
                   "fs.writeFileSync('left-behind', 'x')\n"
-                  "return [ticks / 100, me, fs.readdirSync('.').filter((f) => f !== 'left-behind')]",
+                  "return fs.readdirSync('.').filter((f) => f !== 'left-behind')",
 }
-
-
-def _boot_time() -> float:
-    return time.clock_gettime(time.CLOCK_BOOTTIME)
 
 
 async def _until_ready(rt: Runtime, count: int) -> None:
@@ -39,24 +31,24 @@ async def _until_ready(rt: Runtime, count: int) -> None:
 
 
 def test_runs_take_guests_started_before_them(lang: str) -> None:
-    async def go() -> list[Any]:
+    async def go() -> list[tuple[Any, Any]]:
         async with Runtime(pool=PoolConfig(size=2, prestart=(lang,))) as rt:
             await _until_ready(rt, 2)
-            await asyncio.sleep(0.05)
-            values = []
+            runs = []
             for _ in range(3):
-                before = _boot_time()
-                result = await rt.run(WHO[lang], language=lang)
+                (pool,) = rt._pools.values()
+                first = pool._ready[0]  # ready (it said HELLO) before run() is called
+                result = await rt.run(LISTING[lang], language=lang)
                 assert result.status is Status.OK, result.error
-                values.append((before, *result.value))  # type: ignore[misc]
+                runs.append((result.value, first))
                 await _until_ready(rt, 2)
-            return values
+                assert first not in pool._ready
+        return runs
 
     runs = asyncio.run(go())
-    for before, started, _pid, listing in runs:
-        assert started < before  # the guest existed before run() was called
-        assert listing == []  # its own empty work directory
-    assert len({me for _, _, me, _ in runs}) == 3  # one guest per run
+    assert all(listing == [] for listing, _ in runs)  # its own empty work directory
+    assert len({id(guest) for _, guest in runs}) == 3  # one guest per run
+    assert all(guest.child.exited.done() for _, guest in runs)
 
 
 def test_idle_guests_are_let_go() -> None:
@@ -87,15 +79,20 @@ def test_a_warm_guest_that_died_is_skipped() -> None:
 
 
 def test_without_a_pool_every_guest_starts_cold() -> None:
+    started = ("import os\n"
+               "ticks = int(open('/proc/self/stat').read().rsplit(')', 1)[1].split()[19])\n"
+               "return ticks / os.sysconf('SC_CLK_TCK')")  # seconds since boot
+
     async def go() -> Any:
         async with Runtime(pool=None) as rt:
-            before = _boot_time()
-            result = await rt.run(WHO["python"])
-            return before, result.value[0], rt._pools  # type: ignore[index]
+            before = time.clock_gettime(time.CLOCK_BOOTTIME)
+            result = await rt.run(started)
+            return before, result.value, rt._pools, rt._zygotes
 
-    before, started, pools = asyncio.run(go())
-    assert started >= before - 0.02  # clock ticks are 10 ms
+    before, started_at, pools, templates = asyncio.run(go())
+    assert started_at >= before - 0.02  # clock ticks are 10 ms
     assert all(not p._ready for p in pools.values())
+    assert not templates  # and nothing is forked
 
 
 def test_a_cold_python_guest_loads_asyncio_only_for_programs_that_import_it() -> None:

@@ -1,0 +1,244 @@
+"""The CPython fork server: a template that has loaded the shim (and asyncio)
+but never runs a program; it forks one guest per run.
+
+Started by the host like a guest, with ``--zygote isolate|plain``; fd 3 is a
+SOCK_SEQPACKET control socket (not the tether protocol). Each request is one
+message: a run token (``<I``) and the run's work directory, carrying three
+descriptors (the run's fd 3, stdout and stderr). Each reply is one message
+``<cIi`` (kind, token, value): ``b"S"`` forked (the pid as this process sees
+it, and a pidfd for it attached), ``b"F"`` the fork failed (errno), ``b"X"``
+exited (the exit status, negative for a signal; the guest is reaped).
+
+``isolate`` (inside the namespaces sandbox): every run gets its own user,
+PID, mount, network, IPC and UTS namespaces, a fresh tmpfs at its work
+directory, /tmp and /dev/shm, an empty /proc, and no capabilities, so runs
+forked from one template cannot see, signal or share anything with each
+other or with the template. The template clones the namespaces' init, which
+sets them up and forks the guest (so the program is not an init, whose
+signals behave differently); the init exits as the guest did (128+N for
+signal N, as bwrap does), and its exit ends every process of the run.
+
+``plain`` (the process profile): the guest is forked directly, in its own
+session, and dies with the template.
+
+Nothing here runs program code, and the template makes itself non-dumpable:
+a guest (same uid) cannot ptrace it or read its memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import gc
+import os
+import select
+import signal
+import socket
+import struct
+from typing import NoReturn
+
+from . import shim
+
+REQUEST = struct.Struct("<I")
+REPLY = struct.Struct("<cIi")
+_CONTROL_FD = 10  # fd 3 becomes each guest's channel
+
+_CLONE_NEWNS = 0x00020000
+_CLONE_NEWUTS = 0x04000000
+_CLONE_NEWIPC = 0x08000000
+_CLONE_NEWUSER = 0x10000000
+_CLONE_NEWPID = 0x20000000
+_CLONE_NEWNET = 0x40000000
+_RUN_NAMESPACES = (_CLONE_NEWUSER | _CLONE_NEWPID | _CLONE_NEWNS | _CLONE_NEWNET
+                   | _CLONE_NEWIPC | _CLONE_NEWUTS)
+_PR_SET_PDEATHSIG = 1
+_PR_SET_DUMPABLE = 4
+_PR_SET_NO_NEW_PRIVS = 38
+_CAP_VERSION_3 = 0x20080522
+_MS_NOSUID, _MS_NODEV = 0x2, 0x4
+
+_SYS_CLONE = {"x86_64": 56, "aarch64": 220}.get(os.uname().machine, -1)
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc_gil = ctypes.PyDLL(None, use_errno=True)  # keeps the GIL across clone(), as os.fork()
+_pythonapi = ctypes.pythonapi
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{what}: {os.strerror(errno)}")
+
+
+class _Template:
+    """The fork server's loop and its bookkeeping."""
+
+    def __init__(self, isolate: bool) -> None:
+        os.dup2(shim.CHANNEL_FD, _CONTROL_FD)
+        os.close(shim.CHANNEL_FD)
+        self.isolate = isolate
+        self.control = socket.socket(fileno=_CONTROL_FD)
+        self.wake_r, self.wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        self.running: dict[int, int] = {}  # run token -> pid, until its exit is reported
+
+    def serve(self) -> NoReturn:
+        _check(_libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0), "prctl(PR_SET_DUMPABLE)")
+        signal.set_wakeup_fd(self.wake_w)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        while True:
+            ready, _, _ = select.select([self.control.fileno(), self.wake_r], [], [])
+            if self.wake_r in ready:
+                with contextlib.suppress(BlockingIOError):
+                    os.read(self.wake_r, 512)
+            if self.control.fileno() in ready:
+                try:
+                    message, fds, _, _ = socket.recv_fds(self.control, 4096, 3)
+                except InterruptedError:
+                    continue
+                if not message:
+                    os._exit(0)  # the host is gone; bwrap or PDEATHSIG ends the guests
+                self._serve_request(message, fds)
+            self._report_exits()
+
+    def _serve_request(self, message: bytes, fds: list[int]) -> None:
+        token = 0
+        try:
+            if len(message) <= REQUEST.size or len(fds) != 3:
+                raise OSError(0, "malformed request")
+            (token,) = REQUEST.unpack_from(message)
+            workdir = message[REQUEST.size:].decode()
+            keep = (self.control.fileno(), self.wake_r, self.wake_w)
+            pid = self.running[token] = _fork_guest(fds, workdir, self.isolate, keep)
+            pidfd = os.pidfd_open(pid)
+            try:  # the host learns the pid as it sees it from the pidfd
+                socket.send_fds(self.control, [REPLY.pack(b"S", token, pid)], [pidfd])
+            finally:
+                os.close(pidfd)
+        except OSError as exc:  # e.g. fork hit a limit: the host starts the guest cold
+            self.control.send(REPLY.pack(b"F", token, exc.errno or 0))
+        finally:
+            for fd in fds:
+                os.close(fd)
+
+    def _report_exits(self) -> None:
+        """Report each guest's exit. A plain guest's process group is killed
+        before the guest is reaped (its id stays taken until then): what the
+        program left running dies with it, as the host's own kill would do."""
+        for token, pid in list(self.running.items()):
+            status = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            if status is None:
+                continue
+            if not self.isolate:  # under namespaces the init's exit did it
+                with contextlib.suppress(OSError):
+                    os.killpg(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            code = -status.si_status if status.si_code in (os.CLD_KILLED, os.CLD_DUMPED) \
+                else status.si_status
+            del self.running[token]
+            self.control.send(REPLY.pack(b"X", token, code))
+
+
+def _fork_guest(fds: list[int], workdir: str, isolate: bool, template_fds: tuple[int, ...]) -> int:
+    """Fork the run's first process: the guest itself (plain), or the init
+    of the run's new namespaces, which forks the guest (isolate)."""
+    pid = _clone_into_namespaces() if isolate else os.fork()
+    if pid:
+        return pid
+    try:
+        for fd in template_fds:
+            os.close(fd)
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        os.setsid()
+        if not isolate:
+            _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            _become_guest(fds, workdir)
+        _map_ids()
+        _private_mounts(workdir)
+        guest = os.fork()
+        if guest == 0:
+            os.setsid()
+            _drop_capabilities()
+            _become_guest(fds, workdir)
+        _serve_as_init(guest, fds)
+    except BaseException as exc:  # nothing may return into the template's loop
+        with contextlib.suppress(Exception):
+            os.write(2, f"tether zygote: cannot start a guest: {exc!r}\n".encode())
+        os._exit(70)
+
+
+def _clone_into_namespaces() -> int:
+    """fork(), but the child starts in new namespaces as its PID namespace's
+    init (unshare() would put only the child's children there). The
+    interpreter is prepared for it exactly as os.fork() does."""
+    _pythonapi.PyOS_BeforeFork()
+    pid = int(_libc_gil.syscall(_SYS_CLONE, _RUN_NAMESPACES | signal.SIGCHLD, 0, 0, 0, 0))
+    if pid == 0:
+        _pythonapi.PyOS_AfterFork_Child()
+        return 0
+    errno = ctypes.get_errno()
+    _pythonapi.PyOS_AfterFork_Parent()
+    if pid < 0:
+        raise OSError(errno, f"clone: {os.strerror(errno)}")
+    return pid
+
+
+def _serve_as_init(guest: int, fds: list[int]) -> NoReturn:
+    """Wait for the guest and exit as it did (128+N for signal N, as bwrap
+    does); its exit ends the namespace and every process left in it.
+    Signals from inside the namespace do not reach an init without handlers."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for fd in fds:
+        os.close(fd)
+    _drop_capabilities()
+    while True:
+        pid, status = os.waitpid(-1, 0)  # orphans of the run land here too
+        if pid == guest:
+            code = os.waitstatus_to_exitcode(status)
+            os._exit(128 - code if code < 0 else code)
+
+
+def _map_ids() -> None:
+    uid, gid = os.geteuid(), os.getegid()
+    for name, text in (("uid_map", f"{uid} {uid} 1"), ("setgroups", "deny"),
+                       ("gid_map", f"{gid} {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as f:
+            f.write(text)
+
+
+def _become_guest(fds: list[int], workdir: str) -> NoReturn:
+    channel, stdout, stderr = fds
+    os.dup2(channel, shim.CHANNEL_FD)
+    os.dup2(stdout, 1)
+    os.dup2(stderr, 2)
+    os.closerange(shim.CHANNEL_FD + 1, 1 << 16)
+    for name in ("HOME", "TMPDIR", "PWD"):
+        os.environ[name] = workdir
+    shim.main(workdir)  # asyncio is loaded, but only a program that uses it makes a loop
+    os._exit(0)
+
+
+def _private_mounts(workdir: str) -> None:
+    flags = _MS_NOSUID | _MS_NODEV
+    for target in ("/tmp", "/dev/shm", "/proc", workdir):
+        if target == workdir:  # it may have been under the /tmp just covered
+            os.makedirs(workdir, exist_ok=True)
+        if os.path.isdir(target):
+            _check(_libc.mount(b"tmpfs", target.encode(), b"tmpfs", flags, b"mode=0755"),
+                   f"mount tmpfs on {target}")
+
+
+def _drop_capabilities() -> None:
+    header = struct.pack("<Ii", _CAP_VERSION_3, 0)
+    data = bytes(24)  # two empty {effective, permitted, inheritable} sets
+    _check(_libc.capset(header, data), "capset")
+    _check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
+
+
+def main(isolate: bool) -> NoReturn:
+    from . import aio  # noqa: F401 - every forked guest starts with asyncio loaded
+
+    # Everything loaded so far stays out of the collector's sight: a guest
+    # that collects then does not write to (and so copy) every page of it.
+    gc.collect()
+    gc.freeze()
+    _Template(isolate).serve()

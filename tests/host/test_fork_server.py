@@ -1,0 +1,147 @@
+"""The CPython fork server: forked guests are as separate as started ones."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import warnings
+from typing import Any
+
+import pytest
+
+from tether import PoolConfig, Runtime, Status
+from tether.host import runtime as runtime_module
+from tether.host.guests import GuestCommand
+from tether.host.sandbox import Sandbox, detect
+
+from .conftest import gone
+
+namespaces = pytest.mark.skipif(not detect().namespaces, reason="needs bwrap namespaces")
+
+#: Run A leaves traces everywhere it can write and listens on an abstract
+#: socket; then it waits (in a binding) until run B has looked.
+LEAVE_TRACES = """
+import os, socket
+for path in ('/tmp/trace', '/dev/shm/trace', 'trace'):
+    open(path, 'w').write('A was here')
+listener = socket.socket(socket.AF_UNIX)
+listener.bind('\\0tether-trace')
+listener.listen()
+await b_has_looked()
+return sorted(os.listdir('.'))
+"""
+LOOK = """
+import os, signal, socket
+seen = [p for p in ('/tmp/trace', '/dev/shm/trace', 'trace') if os.path.exists(p)]
+try:
+    socket.socket(socket.AF_UNIX).connect('\\0tether-trace')
+    seen.append('abstract socket')
+except OSError:
+    pass
+try:
+    os.kill(-1, signal.SIGKILL)  # every process it may signal: none of run A's
+except ProcessLookupError:
+    pass  # none at all: init and itself are spared
+return [seen, os.getpid(), sorted(os.listdir('/proc'))]
+"""
+
+
+@namespaces
+def test_concurrent_forked_runs_cannot_see_or_reach_each_other() -> None:
+    async def go() -> tuple[Any, Any]:
+        looked = asyncio.Event()
+
+        async def b_has_looked() -> None:
+            await looked.wait()
+
+        async with Runtime(sandbox="namespaces", pool=PoolConfig(size=2, prestart=("python",))) as rt:
+            a = asyncio.create_task(rt.run(LEAVE_TRACES, bindings=[b_has_looked]))
+            while not a.done() and not rt._sessions:  # A is running
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.2)
+            b = await rt.run(LOOK)
+            looked.set()
+            return await a, b
+
+    a, b = asyncio.run(go())
+    assert a.status is Status.OK, a.error
+    assert a.value == ["trace"]
+    assert b.status is Status.OK, b.error
+    seen, pid, proc = b.value
+    assert seen == []
+    assert pid == 2  # its own PID namespace, under an init of its own
+    assert proc == []  # no view of the template's processes
+
+
+def test_forked_guests_do_not_share_random_state() -> None:
+    async def go() -> list[Any]:
+        async with Runtime(pool=PoolConfig(size=2, prestart=("python",))) as rt:
+            runs = [await rt.run("import random\nreturn random.random()") for _ in range(3)]
+            return [r.value for r in runs]
+
+    values = asyncio.run(go())
+    assert len(set(values)) == 3
+
+
+def test_a_program_signalling_itself_dies_as_anywhere_else() -> None:
+    """The program is not its namespace's init (which ignores such signals)."""
+    async def go() -> Any:
+        async with Runtime(pool=PoolConfig(size=1, prestart=("python",))) as rt:
+            return await rt.run("import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n"
+                                "return 'survived'")
+
+    result = asyncio.run(go())
+    assert result.status is Status.CRASHED
+    assert "SIGTERM" in result.error.message  # type: ignore[union-attr]
+
+
+def test_a_template_that_died_is_replaced() -> None:
+    async def go() -> list[Any]:
+        async with Runtime(pool=PoolConfig(size=1, prestart=("python",))) as rt:
+            first = await rt.run("return 1")
+            (template,) = rt._zygotes.values()
+            assert template._launched is not None
+            old = template._launched.child.pid
+            template._launched.kill()
+            assert gone(old)
+            await asyncio.sleep(0.1)
+            second = await rt.run("return 2")
+            third = await rt.run("return 3")
+            assert template.alive and template._launched.child.pid != old
+            return [r.value for r in (first, second, third)]
+
+    assert asyncio.run(go()) == [1, 2, 3]
+
+
+def test_where_forking_fails_guests_start_as_new_interpreters(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    def broken(workdir: str, mode: str, *_: Any) -> GuestCommand:
+        return GuestCommand((sys.executable, "-c", "raise SystemExit('no fork server')"), {})
+
+    monkeypatch.setattr(runtime_module, "zygote_command", broken)
+
+    async def go() -> list[Any]:
+        async with Runtime(pool=PoolConfig(size=1)) as rt:
+            return [(await rt.run(f"return {i}")).value for i in range(5)]
+
+    with caplog.at_level(logging.WARNING, logger="tether"):
+        assert asyncio.run(go()) == [0, 1, 2, 3, 4]
+    assert any("cannot be forked" in r.message for r in caplog.records)
+
+
+@pytest.mark.parametrize("profile", [Sandbox.PROCESS, Sandbox.NAMESPACES])
+def test_each_forked_run_has_its_own_empty_work_directory(profile: Sandbox) -> None:
+    if profile is Sandbox.NAMESPACES and not detect().namespaces:
+        pytest.skip("needs bwrap namespaces")
+
+    async def go() -> list[Any]:
+        async with Runtime(sandbox=profile, pool=PoolConfig(size=2, prestart=("python",))) as rt:
+            program = ("import os\nfound = os.listdir('.')\nopen('mine', 'w').write('x')\n"
+                       "return [found, os.getcwd() == os.environ['HOME'] == os.environ['PWD']]")
+            return [(await rt.run(program)).value for _ in range(3)]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # "process as root" is expected here
+        values = asyncio.run(go())
+    assert values == [[[], True]] * 3
