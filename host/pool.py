@@ -113,7 +113,10 @@ class SpawnStarter:
         except BaseException:
             remove_tree(workdir)
             raise
-        return await _until_hello(launched, workdir)
+        return await _until_hello(launched, workdir, self._prepare)
+
+    def _prepare(self, launched: Launched) -> None:
+        launched.limit_cgroup(self._limits)
 
     def idle(self) -> None:
         pass
@@ -150,7 +153,7 @@ class ForkStarter:
                 if workdir is not None:
                     remove_tree(workdir)
                 raise
-            guest = await _until_hello(launched, workdir, self._zygote.locate)
+            guest = await _until_hello(launched, workdir, self._prepare)
         except (ZygoteError, GuestStartError) as exc:
             self._failures += 1
             if not self.cheap:
@@ -159,6 +162,10 @@ class ForkStarter:
             raise GuestStartError(str(exc)) from exc
         self._failures = 0
         return guest
+
+    def _prepare(self, launched: Launched) -> None:
+        self._zygote.locate(launched)
+        launched.limit_cgroup(self._limits)
 
     def idle(self) -> None:
         self._zygote.stop_when_unused()
@@ -169,7 +176,8 @@ class ForkStarter:
 
 async def _until_hello(launched: Launched, workdir: str | None,
                        then: Callable[[Launched], None] | None = None) -> ReadyGuest:
-    """Wait for the guest's HELLO; anything else is a start error."""
+    """Wait for the guest's HELLO (then ``then`` prepares it for its run);
+    anything else is a start error."""
     child = launched.child
     conn = Connection(Role.HOST)
     loop = asyncio.get_running_loop()

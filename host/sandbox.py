@@ -168,6 +168,7 @@ class Launched:
     #: Forked by the template (host/zygote.py): under namespaces ``guest_pid``
     #: is the guest itself, which is also its PID namespace's init.
     forked: bool = False
+    _cgroup_ceilings: tuple[int | None, int | None] | None = None
 
     def kill(self) -> None:
         """SIGKILL to everything at once: bwrap's group and, by killing its
@@ -224,11 +225,18 @@ class Launched:
         """The run's limits, just before its RUN: rlimits on the guest (the
         program's processes inherit them) and the cgroup's ceilings."""
         apply_rlimits(self.program_pid(), language, limits)
-        if self.cgroup is not None:
-            with contextlib.suppress(OSError):
-                self.cgroup.set_limits(memory_bytes=limits.memory_bytes,
-                                       processes=limits.processes)
+        self.limit_cgroup(limits)
 
+    def limit_cgroup(self, limits: Limits) -> None:
+        """The cgroup's ceilings; a warm guest's are written while it waits
+        (files in /sys cost more than prlimit), and only rewritten for a run
+        whose limits differ."""
+        ceilings = (limits.memory_bytes, limits.processes)
+        if self.cgroup is None or self._cgroup_ceilings == ceilings:
+            return
+        with contextlib.suppress(OSError):
+            self.cgroup.set_limits(memory_bytes=limits.memory_bytes, processes=limits.processes)
+            self._cgroup_ceilings = ceilings
 
 
 async def launch(command: GuestCommand, workdir: str, limits: Limits, profile: Sandbox,
@@ -287,13 +295,20 @@ def _cgroup_for(*pids: int) -> cgroups.RunCgroup | None:
     return group
 
 
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
 def cpu_seconds(pid: int) -> float | None:
     """CPU time (user + system) ``pid`` and the children it reaped have used."""
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+        try:
+            fields = os.read(fd, 4096).rsplit(b")", 1)[1].split()
+        finally:
+            os.close(fd)
     except (OSError, IndexError):
         return None
-    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    return sum(int(f) for f in fields[11:15]) / _CLOCK_TICKS
 
 
 async def _readable(fd: int) -> None:
