@@ -47,6 +47,7 @@ from .values import (
     decode_payload,
     encode_payload,
     to_wire,
+    to_wire_plain,
 )
 
 __all__ = [
@@ -58,5 +59,5 @@ __all__ = [
     "LocalProtocolError", "Message", "Output", "ProgramError", "ProtocolError", "Result",
     "RemoteProtocolError", "Role", "Run", "RunLimits", "State", "Stream", "Value",
     "ValueModelError", "check_value", "decode_payload", "encode_frame", "encode_payload",
-    "to_wire",
+    "to_wire", "to_wire_plain",
 ]

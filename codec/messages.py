@@ -273,7 +273,8 @@ class Call:
     kwargs: dict[str, Value] = field(default_factory=dict)
 
     def to_wire(self) -> dict[str, Any]:
-        return {"id": self.id, "name": self.name, "args": self.args, "kwargs": self.kwargs}
+        # Keys in wire order (length-first), so the payload encodes fast.
+        return {"id": self.id, "args": self.args, "name": self.name, "kwargs": self.kwargs}
 
     @classmethod
     def from_wire(cls, envelope: object) -> Call:
@@ -352,7 +353,7 @@ class Output:
     text: str
 
     def to_wire(self) -> dict[str, Any]:
-        return {"stream": self.stream.value, "text": self.text}
+        return {"text": self.text, "stream": self.stream.value}  # in wire order
 
     @classmethod
     def from_wire(cls, envelope: object) -> Output:

@@ -11,6 +11,8 @@ bignums that fit in 64 bits, other NaN payloads).
 
 from __future__ import annotations
 
+import math
+import struct
 from collections.abc import Mapping
 from typing import Any, Final, NoReturn, TypeAlias
 
@@ -66,13 +68,21 @@ def _malformed(message: str) -> RemoteProtocolError:
     return RemoteProtocolError(ErrorCode.MALFORMED_PAYLOAD, message)
 
 
-def encode_payload(item: Mapping[str, Any]) -> bytes:
+def encode_payload(item: Mapping[str, Any], *, plain: bool | None = None) -> bytes:
     """Deterministic encoding of an envelope whose values are already wire values.
 
     cbor2's canonical mode sorts keys length-first, which equals RFC 8949
     §4.2.1 bytewise order because every map key on the wire is a text string.
+    It is also several times slower than its plain mode, which writes maps in
+    their own order and every float in 64 bits; so where every map already is
+    in that order (as :func:`to_wire` builds them) and every float needs all
+    64 bits, the plain encoding is the same bytes and is used instead.
+    ``plain``: the caller knows that already (from :func:`to_wire_plain`, for
+    an envelope whose own keys are in order); None looks.
     """
-    return cbor2.dumps(item, canonical=True)
+    if plain is None:
+        plain = _plain(item, MAX_MAX_DEPTH + 2)
+    return cbor2.dumps(item, canonical=not plain)
 
 
 def decode_payload(payload: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
@@ -93,10 +103,14 @@ def decode_payload(payload: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:
         raise _malformed(str(exc)) from None
     try:
-        check_value(item, max_depth)
-    except ValueModelError as exc:
-        raise _malformed(str(exc)) from None
-    if cbor2.dumps(item, canonical=True) != payload:
+        plain = _checked_plain(item, max_depth)
+    except _Slow:
+        try:
+            check_value(item, max_depth)
+        except ValueModelError as exc:
+            raise _malformed(str(exc)) from None
+        plain = False
+    if cbor2.dumps(item, canonical=not plain) != payload:
         raise _malformed("not the deterministic encoding of its value (or trailing bytes)")
     return item
 
@@ -105,6 +119,182 @@ def check_value(value: object, max_depth: int = DEFAULT_MAX_DEPTH) -> None:
     """Raise :class:`ValueModelError` unless ``value`` is exactly a wire value
     (exact types, text keys) within ``max_depth`` nested containers."""
     _check(value, "$", max_depth)
+
+
+# -- fast paths -------------------------------------------------------------
+# Walks without path bookkeeping for the common case; when one meets anything
+# unusual it raises _Slow and the caller takes the walk that names the path.
+
+
+class _Slow(Exception):
+    pass
+
+
+_F32: Final = struct.Struct("<f")
+_ORDERS: dict[tuple[Any, ...], tuple[str, ...]] = {}  # a map's keys -> their wire order
+_ORDERS_MAX: Final = 4096
+_ORDERS_KEYS: Final = 32
+
+
+def _wire_order(keys: tuple[Any, ...]) -> tuple[str, ...]:
+    """The keys in RFC 8949 §4.2.1 order (length-first, then bytewise), for
+    text keys that UTF-8 can carry; raises _Slow for any other key."""
+    order = _ORDERS.get(keys)
+    if order is None:
+        try:
+            if any(type(k) is not str for k in keys):
+                raise _Slow
+            order = tuple(sorted(keys, key=_key_bytes))
+        except UnicodeEncodeError:
+            raise _Slow from None
+        if len(keys) <= _ORDERS_KEYS:  # records, not big tables, are worth keeping
+            if len(_ORDERS) >= _ORDERS_MAX:
+                _ORDERS.clear()
+            _ORDERS[keys] = order
+    return order
+
+
+def _key_bytes(key: str) -> tuple[int, bytes]:
+    data = key.encode()
+    return len(data), data
+
+
+def _float_plain(value: float) -> bool:
+    """Whether the shortest exact encoding of ``value`` is the 64-bit one."""
+    if math.isnan(value):  # deterministic encoding has a 16-bit one
+        return False
+    try:
+        return bool(_F32.unpack(_F32.pack(value))[0] != value)
+    except OverflowError:
+        return True  # beyond float32's range
+
+
+def _plain(value: Any, depth: int) -> bool:
+    """Whether cbor2's plain encoding of a wire value is its deterministic one."""
+    kind = type(value)
+    if kind is dict:
+        keys = tuple(value)
+        if depth <= 0 or _wire_order_or_none(keys) != keys:
+            return False
+        return all(_plain(item, depth - 1) for item in value.values())
+    if kind is list:
+        return depth > 0 and all(_plain(item, depth - 1) for item in value)
+    if kind is float:
+        return _float_plain(value)
+    return True
+
+
+def _wire_order_or_none(keys: tuple[Any, ...]) -> tuple[str, ...] | None:
+    try:
+        return _wire_order(keys)
+    except _Slow:
+        return None
+
+
+def _checked_plain(value: Any, depth: int) -> bool:
+    """check_value's test without paths (raises _Slow instead), and whether
+    the plain encoding is the deterministic one."""
+    kind = type(value)
+    if kind is dict:
+        if depth <= 0:
+            raise _Slow
+        keys = tuple(value)
+        plain = _wire_order(keys) == keys
+        for item in value.values():
+            kind = type(item)
+            if kind is dict or kind is list:
+                plain = _checked_plain(item, depth - 1) and plain
+            elif kind is float:
+                plain = plain and _float_plain(item)
+            elif item is not None and kind not in _SCALARS:
+                raise _Slow
+        return plain
+    if kind is list:
+        if depth <= 0:
+            raise _Slow
+        plain = True
+        for item in value:
+            kind = type(item)
+            if kind is dict or kind is list:
+                plain = _checked_plain(item, depth - 1) and plain
+            elif kind is float:
+                plain = plain and _float_plain(item)
+            elif item is not None and kind not in _SCALARS:
+                raise _Slow
+        return plain
+    if kind is float:
+        return _float_plain(value)
+    if value is not None and kind not in _SCALARS:
+        raise _Slow
+    return True
+
+
+def _fast_wire(value: Any, depth: int, short_floats: list[bool]) -> Any:
+    """to_wire for values made of exactly the model's types; maps come out in
+    wire order, and ``short_floats`` turns true at a float that has a shorter
+    exact encoding than 64 bits. A cycle runs into the depth bound and so into
+    the slow walk."""
+    kind = type(value)
+    if kind is dict:
+        if depth <= 0:
+            raise _Slow
+        out = {}
+        for key in _wire_order(tuple(value)):
+            item = value[key]
+            kind = type(item)
+            if kind is str:
+                if not item.isascii():
+                    _fast_text(item)
+                out[key] = item
+            elif kind is dict or kind is list:
+                out[key] = _fast_wire(item, depth - 1, short_floats)
+            elif kind is float:
+                if not _float_plain(item):
+                    short_floats[0] = True
+                out[key] = item
+            elif item is None or kind in _SCALARS:
+                out[key] = item
+            else:
+                raise _Slow
+        return out
+    if kind is list:
+        if depth <= 0:
+            raise _Slow
+        items = []
+        for item in value:
+            kind = type(item)
+            if kind is str:
+                if not item.isascii():
+                    _fast_text(item)
+                items.append(item)
+            elif kind is dict or kind is list:
+                items.append(_fast_wire(item, depth - 1, short_floats))
+            elif kind is float:
+                if not _float_plain(item):
+                    short_floats[0] = True
+                items.append(item)
+            elif item is None or kind in _SCALARS:
+                items.append(item)
+            else:
+                raise _Slow
+        return items
+    if kind is str:
+        if not value.isascii():
+            _fast_text(value)
+        return value
+    if kind is float:
+        short_floats[0] = not _float_plain(value)
+        return value
+    if value is None or kind in _SCALARS:
+        return value
+    raise _Slow
+
+
+def _fast_text(value: str) -> None:
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        raise _Slow from None
 
 
 def _check(value: object, path: str, depth_left: int) -> None:
@@ -154,9 +344,19 @@ def to_wire(value: object, max_depth: int = DEFAULT_MAX_DEPTH) -> Value:
     Tuples become arrays, bytearray/memoryview become bytes, subclasses of
     the model's types (IntEnum, str enums, OrderedDict...) become their base
     type. Anything else, a non-text map key, a cycle or excess depth raises
-    :class:`ValueModelError` naming the path.
+    :class:`ValueModelError` naming the path. Maps come out in wire order.
     """
-    return _to_wire(value, "$", max_depth, set())
+    return to_wire_plain(value, max_depth)[0]
+
+
+def to_wire_plain(value: object, max_depth: int = DEFAULT_MAX_DEPTH) -> tuple[Value, bool]:
+    """:func:`to_wire`, and whether the result's plain encoding is its
+    deterministic one (``plain=`` of :func:`encode_payload`)."""
+    short_floats = [False]
+    try:
+        return _fast_wire(value, max_depth, short_floats), not short_floats[0]
+    except _Slow:
+        return _to_wire(value, "$", max_depth, set()), False
 
 
 def _to_wire(value: object, path: str, depth_left: int, active: set[int]) -> Value:
@@ -183,7 +383,7 @@ def _to_wire(value: object, path: str, depth_left: int, active: set[int]) -> Val
                         )
                     text = _text(str.__str__(key), path)
                     out[text] = _to_wire(item, child_path(path, text), depth_left - 1, active)
-                return out
+                return {key: out[key] for key in _wire_order(tuple(out))}
             return [
                 _to_wire(item, f"{path}[{index}]", depth_left - 1, active)
                 for index, item in enumerate(value)

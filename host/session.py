@@ -38,7 +38,7 @@ from tether.codec import (
     State,
     ValueModelError,
     encode_payload,
-    to_wire,
+    to_wire_plain,
 )
 
 from .bindings import HostBinding
@@ -378,15 +378,16 @@ class Session:
         """The RESULT for a binding's return value, and its payload when it is
         a value (encoded once: to size it and to send it)."""
         try:
-            wire = to_wire(value, self.limits.max_depth)
+            wire, plain = to_wire_plain(value, self.limits.max_depth)
         except ValueModelError as exc:
             return Result(id=call.id, error=CallError(
                 ErrorCode.INVALID_VALUE, "InvalidValue",
                 f"{call.name}() returned a value outside the value model: {exc}")), None
         result = Result(id=call.id, value=wire)
-        payload = encode_payload(result.to_wire())
-        envelope = len(encode_payload(Result(id=call.id).to_wire())) - 1  # less its null
-        if len(payload) - envelope > self.limits.value_bytes:
+        payload = encode_payload(result.to_wire(), plain=plain)  # {"id", "value"}: in order
+        if len(payload) > self.limits.value_bytes and (  # else the value surely fits
+                len(payload) - len(encode_payload(Result(id=call.id).to_wire())) + 1
+                > self.limits.value_bytes):  # the envelope with null, less the null
             return Result(id=call.id, error=CallError(
                 ErrorCode.VALUE_TOO_LARGE, "ValueTooLarge",
                 f"{call.name}() returned more than {self.limits.value_bytes} bytes")), None

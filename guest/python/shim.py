@@ -41,6 +41,7 @@ from tether.codec import (
     ValueModelError,
     encode_payload,
     to_wire,
+    to_wire_plain,
 )
 
 from .program import ProgramReturn, compile_program, describe, program_globals
@@ -320,11 +321,11 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
         return
     output.flush()
     try:
-        wire = to_wire(value, run.limits.max_depth)
+        wire, plain = to_wire_plain(value, run.limits.max_depth)
     except ValueModelError as exc:
         channel.send(Done(error=ProgramError(type="TypeError", message=f"return value {exc}")))
         return
-    payload = encode_payload({"value": wire})  # encoded once: for the size and to send
+    payload = encode_payload({"value": wire}, plain=plain)  # once: for the size and to send
     size = len(payload) - DONE_ENVELOPE
     if size > run.limits.value_bytes:
         channel.send(Done(error=ProgramError(

@@ -21,6 +21,7 @@ from tether.codec import (
     decode_payload,
     encode_payload,
     to_wire,
+    to_wire_plain,
 )
 
 from ..strategies import values
@@ -110,3 +111,58 @@ def test_shared_references_cannot_build_a_dag() -> None:
     """Tag 28/29 would let 30 bytes expand to 2^30 nodes; they are refused."""
     with pytest.raises(RemoteProtocolError, match="tag 28"):
         decode_payload(bytes.fromhex("a16576616c7565d81c8101"))
+
+
+# -- the fast paths agree with cbor2's canonical mode and the slow walks ----
+
+
+@given(values())
+def test_encoding_is_always_cbor2s_canonical_encoding(value: Any) -> None:
+    """encode_payload takes cbor2's plain mode only where it gives the same bytes."""
+    expected = cbor2.dumps({"value": value}, canonical=True)
+    assert encode_payload({"value": value}) == expected
+    wire, plain = to_wire_plain(value)
+    assert encode_payload({"value": wire}, plain=plain) == expected
+
+
+@given(values())
+def test_to_wire_puts_maps_in_wire_order(value: Any) -> None:
+    wire = to_wire(value)
+    assert _same(wire, value)
+
+    def ordered(v: Any) -> bool:
+        if isinstance(v, dict):
+            keys = [k.encode() for k in v]
+            return keys == sorted(keys, key=lambda k: (len(k), k)) and all(map(ordered, v.values()))
+        if isinstance(v, list):
+            return all(map(ordered, v))
+        return True
+
+    assert ordered(wire)
+
+
+@pytest.mark.parametrize("value", [1.5, 0.0, -0.0, math.inf, math.nan, 65504.0, 1e-7, 1 / 3,
+                                   3.4028234663852886e38, 1e300, [2.5, 0.1], {"f": 1.0}])
+def test_floats_take_the_plain_path_only_when_64_bits_are_needed(value: Any) -> None:
+    wire, plain = to_wire_plain(value)
+    assert encode_payload({"v": wire}, plain=plain) == cbor2.dumps({"v": value}, canonical=True)
+    assert decode_payload(cbor2.dumps({"v": value}, canonical=True))
+
+
+def test_a_payload_with_its_maps_out_of_order_is_refused() -> None:
+    unordered = cbor2.dumps({"value": [{"name": "x", "id": 1}]})  # plain mode keeps this order
+    with pytest.raises(RemoteProtocolError):
+        decode_payload(unordered)
+    assert decode_payload(cbor2.dumps({"value": [{"name": "x", "id": 1}]}, canonical=True))
+
+
+def test_cycles_and_odd_types_still_name_their_path() -> None:
+    loop: list[Any] = []
+    loop.append(loop)
+    with pytest.raises(ValueModelError, match="cycle"):
+        to_wire({"a": loop})
+
+    class Colour(enum.IntEnum):
+        RED = 1
+
+    assert to_wire({"c": Colour.RED, "t": (1, 2)}) == {"c": 1, "t": [1, 2]}
