@@ -88,7 +88,8 @@ def guest_command(
     warm: bool = False,
 ) -> GuestCommand:
     """``warm``: the guest will wait in a pool, so it should do before RUN
-    whatever work it can (the CPython guest loads asyncio)."""
+    whatever work it can (the CPython guest loads asyncio, the Node guest
+    runs its own paths once)."""
     full_env = guest_env(workdir, env)
     if language == "python":
         argv = [*_python_argv(interpreters), "--cwd", workdir]
@@ -99,6 +100,8 @@ def guest_command(
         if limits.memory_bytes is not None:
             argv.append(f"--max-old-space-size={max(16, limits.memory_bytes // MiB)}")
         argv += [str(GUEST_DIR / "node" / "main.mjs"), "--cwd", workdir]
+        if warm:
+            argv.append("--warm")
     else:
         raise ValueError(f"unsupported language {language!r}; tether runs: {', '.join(LANGUAGES)}")
     return GuestCommand(tuple(argv), full_env)

@@ -1,7 +1,7 @@
 // tether's Node.js guest: runs one JavaScript or TypeScript program and
 // speaks the tether protocol on fd 3 (spec §7, guest role).
 //
-//   node --disable-warning=ExperimentalWarning main.mjs --cwd DIR
+//   node --disable-warning=ExperimentalWarning main.mjs --cwd DIR [--warm]
 //
 // The program is the body of an async function: top-level await, `return x`,
 // each binding an async function in scope. console.* and
@@ -306,6 +306,36 @@ function start(run) {
   program(...scope.values()).then(finishWithValue, (err) => finish({ error: describe(err) }));
 }
 
+/**
+ * A pooled guest (--warm) runs a run's own paths once before its RUN: V8
+ * compiles code on first use, and cold, decoding the RUN alone took ~1.6 ms.
+ * Nothing here touches the program's scope or writes to fd 3.
+ */
+function warmUp() {
+  const limits = { output_bytes: 1 << 20, value_bytes: 1 << 20, frame_bytes: 1 << 24,
+    max_depth: 64, max_calls_in_flight: 64, memory_bytes: 1 << 28 };
+  const run = encodeMessage(TYPES.RUN, { source: 'return 1', language: 'javascript',
+    bindings: [{ name: 'f' }], limits });
+  const sample = [{ id: 1, name: 'x', ok: true, at: 1.5, data: new Uint8Array(2) }, 'é', null];
+  for (let i = 0; i < 3; i++) { // a few times: V8 optimizes what runs more than once
+    const decoder = new FrameDecoder();
+    decoder.push(run);
+    decodeMessage(decoder.next());
+    fromWire(toWire(sample, 64));
+    encodeFrame(TYPES.DONE, encodePayload(new Map([['value', toWire(sample, 64)]])));
+    encodeMessage(TYPES.OUTPUT, { stream: 'stdout', text: 'hello\n' });
+  }
+  compile('return 1', 'javascript', ['f']);
+  createRequire(path.join(process.cwd(), 'program.js'));
+  for (const stream of [process.stdout, process.stderr]) { // made on first use
+    const { write } = stream;
+    stream.write = () => true;
+    console.log('%s %d', 'warm', 1); // console's formatting, into nothing
+    console.error('warm');
+    stream.write = write;
+  }
+}
+
 function main() {
   const args = process.argv.slice(2);
   const cwd = args.indexOf('--cwd');
@@ -316,6 +346,7 @@ function main() {
     languages: LANGUAGES,
     capabilities: [],
   });
+  if (args.includes('--warm')) warmUp();
   const socket = new net.Socket({ fd: CHANNEL_FD, readable: true, writable: false });
   socket.on('data', onData);
   socket.on('end', onEof);
