@@ -160,16 +160,23 @@ class Zygote:
             guest_end.close()
             os.close(out_w)
             os.close(err_w)
+        pidfd = -1
         try:
-            pidfd = await forked
+            try:
+                pidfd = await forked
+            finally:
+                if pidfd < 0 and forked.done() and not forked.cancelled() \
+                        and forked.exception() is None:
+                    pidfd = forked.result()  # it came, but this task was cancelled
+            pid = _pid_of(pidfd)
         except BaseException:
-            self._forks.pop(token, None)  # a late reply's pidfd is closed on arrival
+            self._forks.pop(token, None)  # a later reply's pidfd is closed on arrival
             self._exits.pop(token, None)
-            for fd in (out_r, err_r):
-                os.close(fd)
+            for fd in (out_r, err_r, pidfd):
+                if fd >= 0:
+                    os.close(fd)
             host_end.close()
             raise
-        pid = _pid_of(pidfd)
         if not self._isolate:
             os.close(pidfd)  # a plain guest is killed by its process group
             pidfd = -1

@@ -142,13 +142,17 @@ def _fork_guest(fds: list[int], workdir: str, isolate: bool, template_fds: tuple
     of the run's new namespaces, which forks the guest (isolate)."""
     pid = _clone_into_namespaces() if isolate else os.fork()
     if pid:
+        # Its own process group before the host hears of it (the child does
+        # the same; whichever runs first): the host kills the run by it.
+        with contextlib.suppress(OSError):
+            os.setpgid(pid, pid)
         return pid
     try:
+        os.setpgid(0, 0)
         for fd in template_fds:
             os.close(fd)
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        os.setsid()
         if not isolate:
             _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
             _become_guest(fds, workdir)

@@ -145,3 +145,26 @@ def test_each_forked_run_has_its_own_empty_work_directory(profile: Sandbox) -> N
         warnings.simplefilter("ignore", RuntimeWarning)  # "process as root" is expected here
         values = asyncio.run(go())
     assert values == [[[], True]] * 3
+
+
+@pytest.mark.parametrize("profile", [Sandbox.PROCESS, Sandbox.NAMESPACES])
+def test_closing_while_guests_are_being_forked_never_hangs(profile: Sandbox) -> None:
+    """A guest killed the moment it is forked (before it could set up its
+    own process group) is still killed: the template gives it its group."""
+    if profile is Sandbox.NAMESPACES and not detect().namespaces:
+        pytest.skip("needs bwrap namespaces")
+
+    program = "import os\nopen('f', 'w').write('x')\nreturn len(os.listdir('.'))"
+
+    async def go() -> list[Any]:
+        values = []
+        for _ in range(10):
+            rt = Runtime(sandbox=profile, pool=PoolConfig(size=2, prestart=("python",)))
+            await rt.__aenter__()
+            values += [(await rt.run(program)).value for _ in range(3)]
+            await asyncio.wait_for(rt.aclose(), 10)  # the refills are still forking
+        return values
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # "process as root" is expected here
+        assert asyncio.run(go()) == [1] * 30
