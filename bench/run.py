@@ -1,12 +1,17 @@
-"""tether benchmark: prints a table and writes bench/results.json.
+"""tether benchmark: prints tables and writes bench/results.json.
 
-    make bench                    # or: .venv/bin/python bench/run.py [--repeat N]
+    make bench                    # or: .venv/bin/python bench/run.py [--repeat N] [--load-runs N]
 
 Every workload runs through the public API (``Runtime.run``), each run in a
-guest of its own: "cold" starts the guest at the run (no pool), "warm" takes
-one the pool started before. The baseline column does the same work by spawning
-``python -c`` (or ``node -e``) by hand and reading its stdout, the way ad-hoc "run the
-model's code" helpers do; the ratio is tether's median over the baseline's.
+guest of its own, in three modes: "cold" starts a new interpreter at the run
+(``pool=None``), "forked" forks a Python guest from the runtime's template at
+the run (``PoolConfig(size=0)``; JavaScript has no fork server, so it is the
+same as cold there and is not repeated), "warm" takes a guest that was ready
+before the run (the default pool). The baseline column does the same work by
+spawning ``python -c`` (or ``node -e``) by hand and reading its stdout, the way
+ad-hoc "run the model's code" helpers do; the ratio is tether's median over
+the baseline's. Then: bursts of 20 concurrent runs, sustained load under
+several configurations, and the floors of this machine that bound the rest.
 """
 
 from __future__ import annotations
@@ -14,12 +19,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import platform
 import resource
 import shutil
+import socket
 import statistics
 import sys
 import time
+import warnings
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -108,11 +116,19 @@ async def _baseline(language: str, code: str) -> None:
     await proc.communicate()
 
 
+MODES = {
+    "cold": None,
+    "forked": PoolConfig(size=0),
+    "warm": PoolConfig(size=2, prestart=("python", "javascript")),
+}
+
+
 async def _workloads(repeat: int, rows: list[dict[str, Any]]) -> None:
     limits = Limits(timeout=60)
-    pool = PoolConfig(size=2, prestart=("python", "javascript"))
-    async with Runtime(limits=limits, pool=None) as cold, \
-            Runtime(limits=limits, pool=pool) as warm:
+    runtimes = {mode: Runtime(limits=limits, pool=pool) for mode, pool in MODES.items()}
+    for rt in runtimes.values():
+        await rt.__aenter__()
+    try:
         await asyncio.sleep(1.0)
         for name, variants in WORKLOADS.items():
             for language, (program, baseline) in variants.items():
@@ -120,7 +136,10 @@ async def _workloads(repeat: int, rows: list[dict[str, Any]]) -> None:
                     await _baseline(language, baseline)
 
                 theirs = await _timed(repeat, run_baseline)
-                for mode, rt in (("cold", cold), ("warm", warm)):
+                for mode, rt in runtimes.items():
+                    if mode == "forked" and language != "python":
+                        continue
+
                     async def run_once(program: str = program, language: str = language,
                                        rt: Runtime = rt) -> None:
                         result = await rt.run(program, language=language, bindings=[echo])
@@ -128,12 +147,41 @@ async def _workloads(repeat: int, rows: list[dict[str, Any]]) -> None:
 
                     ours = await _timed(repeat, run_once, pause=0.15 if mode == "warm" else 0)
                     rows.append(_row(f"{name} [{language}, {mode}]", ours, theirs))
+    finally:
+        for rt in runtimes.values():
+            await rt.aclose()
 
 
-async def _load(runs: int, callers: int, pool_size: int) -> dict[str, Any]:
+async def _bursts(repeat: int) -> list[dict[str, Any]]:
+    """20 hello runs at once (an agent fanning out), per language and mode."""
+    out = []
+    for language in ("python", "javascript"):
+        for mode, pool in MODES.items():
+            if mode == "forked" and language != "python":
+                continue
+            async with Runtime(pool=pool) as rt:
+                await asyncio.sleep(0.5)
+
+                async def burst(rt: Runtime = rt, language: str = language) -> None:
+                    program = WORKLOADS["hello"][language][0]
+                    results = await asyncio.gather(*(
+                        rt.run(program, language=language) for _ in range(20)))
+                    assert all(r.ok for r in results)
+
+                samples = await _timed(max(3, repeat // 4), burst, pause=0.5)
+                median = statistics.median(samples)
+                out.append({"workload": f"20 concurrent hello runs [{language}, {mode}]",
+                            "median_ms": median * 1000, "runs_per_s": 20 / median})
+    return out
+
+
+async def _load(runs: int, callers: int, pool: PoolConfig, sandbox: str) -> dict[str, Any]:
     """``runs`` hello runs from ``callers`` concurrent callers through one Runtime."""
     latencies: list[float] = []
-    async with Runtime(pool=PoolConfig(size=pool_size, prestart=("python",))) as rt:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the process profile as root
+        rt = Runtime(pool=pool, sandbox=sandbox)
+    async with rt:
         await asyncio.sleep(1.0)
         queue = iter(range(runs))
 
@@ -148,8 +196,10 @@ async def _load(runs: int, callers: int, pool_size: int) -> dict[str, Any]:
         await asyncio.gather(*(caller() for _ in range(callers)))
         elapsed = time.perf_counter() - start
     latencies.sort()
+    server = "fork server" if pool.fork_server else "spawned guests"
     return {
-        "workload": f"{runs} hello runs, {callers} callers, pool of {pool_size}",
+        "workload": f"{runs} runs, {callers} callers, pool of {pool.size}, {server}, "
+                    f"{rt.sandbox}",
         "runs_per_s": runs / elapsed,
         "p50_ms": latencies[len(latencies) // 2] * 1000,
         "p99_ms": latencies[int(len(latencies) * 0.99)] * 1000,
@@ -157,19 +207,80 @@ async def _load(runs: int, callers: int, pool_size: int) -> dict[str, Any]:
     }
 
 
+async def _floors() -> dict[str, float]:
+    """What this machine allows at best: the round trip between an asyncio
+    process and a blocking one (a binding call can only cost more), and the
+    first round trip to a freshly forked process after 60 ms asleep (a warm
+    guest's RUN pays it: the scheduler, not tether)."""
+    a, b = socket.socketpair()
+    count = 2000
+    pid = os.fork()
+    if pid == 0:
+        a.close()
+        for _ in range(count + 1):
+            b.send(b.recv(64))
+        os._exit(0)
+    b.close()
+
+    async def pings() -> float:
+        loop = asyncio.get_running_loop()
+        a.setblocking(False)
+        await loop.sock_sendall(a, b"x" * 20)
+        await loop.sock_recv(a, 64)
+        start = time.perf_counter()
+        for _ in range(count):
+            await loop.sock_sendall(a, b"x" * 20)
+            await loop.sock_recv(a, 64)
+        return (time.perf_counter() - start) / count
+
+    round_trip = await pings()
+    a.close()
+    os.waitpid(pid, 0)
+    wakes = []
+    for _ in range(15):
+        a, b = socket.socketpair()
+        pid = os.fork()
+        if pid == 0:
+            b.send(b.recv(64))
+            os._exit(0)
+        time.sleep(0.06)
+        start = time.perf_counter()
+        a.send(b"x")
+        a.recv(64)
+        wakes.append(time.perf_counter() - start)
+        os.waitpid(pid, 0)
+        a.close()
+        b.close()
+    return {"asyncio_round_trip_us": round_trip * 1e6,
+            "forked_wake_round_trip_us": statistics.median(wakes) * 1e6}
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--load-runs", type=int, default=1000)
     args = parser.parse_args()
+    floors = await _floors()
     rows: list[dict[str, Any]] = []
     await _workloads(args.repeat, rows)
     _print(rows)
-    load = await _load(args.load_runs, 20, 4)
-    print(f"\n{load['workload']}: {load['runs_per_s']:.0f} runs/s, p50 {load['p50_ms']:.1f} ms, "
-          f"p99 {load['p99_ms']:.1f} ms, peak host RSS {load['peak_host_rss_mb']:.0f} MB")
+    bursts = await _bursts(args.repeat)
+    print()
+    for b in bursts:
+        print(f"{b['workload']:54} {b['median_ms']:10.1f} ms   {b['runs_per_s']:6.0f} runs/s")
+    loads = [await _load(args.load_runs, 20, PoolConfig(size=4), "auto"),
+             await _load(args.load_runs, 20, PoolConfig(size=4), "process"),
+             await _load(max(100, args.load_runs // 5), 20,
+                         PoolConfig(size=4, fork_server=False), "auto")]
+    print()
+    for load in loads:
+        print(f"{load['workload']}: {load['runs_per_s']:.0f} runs/s, p50 {load['p50_ms']:.1f} ms, "
+              f"p99 {load['p99_ms']:.1f} ms, peak host RSS {load['peak_host_rss_mb']:.0f} MB")
+    print(f"\nfloors: asyncio <-> blocking round trip {floors['asyncio_round_trip_us']:.0f} us; "
+          f"first round trip to a forked process after 60 ms asleep "
+          f"{floors['forked_wake_round_trip_us']:.0f} us")
     report = {"python": platform.python_version(), "machine": platform.machine(), "rows": rows,
-              "load": load}
+              "bursts": bursts, "load": loads, "floors": floors}
     (HERE / "results.json").write_text(json.dumps(report, indent=1) + "\n")
 
 

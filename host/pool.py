@@ -187,7 +187,14 @@ async def _until_hello(launched: Launched, workdir: str | None,
                 event = conn.next_event()
                 if isinstance(event, Hello):
                     if then is not None:
-                        then(launched)
+                        # In a thread: moving a process into a cgroup can take
+                        # milliseconds (cgroup v1 waits for an RCU grace period).
+                        work = asyncio.ensure_future(asyncio.to_thread(then, launched))
+                        try:
+                            await asyncio.shield(work)
+                        except asyncio.CancelledError:
+                            await asyncio.wait([work])  # done with it before cleaning up
+                            raise
                     return ReadyGuest(launched, workdir, conn, event)
                 if event is not NEED_DATA:
                     raise GuestStartError(f"expected HELLO, got {event!r}")
