@@ -10,7 +10,7 @@ import sys
 import time
 import warnings
 
-from .host import Limits, Runtime
+from .host import Limits, PoolConfig, Runtime
 from .host.guests import GuestUnavailable, Interpreters
 from .host.sandbox import detect
 
@@ -56,4 +56,19 @@ async def doctor(repeat: int) -> int:
                         _line(f"{profile} {language}", f"FAILED: {result.error}")
                         return 1
                 _line(f"{profile} {language}", f"{statistics.median(samples) * 1000:.1f} ms")
+    print(f"  Python hello forked from the template at the run (median of {repeat}):")
+    for profile in profiles:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            runtime = Runtime(sandbox=profile, pool=PoolConfig(size=0), limits=Limits(timeout=30))
+        async with runtime:
+            samples = []
+            for _ in range(repeat + 1):  # the first run starts the template
+                start = time.perf_counter()
+                result = await runtime.run("return 42")
+                samples.append(time.perf_counter() - start)
+            forked = runtime._zygotes[runtime.sandbox].alive
+            _line(f"{profile} python", f"{statistics.median(samples[1:]) * 1000:.1f} ms"
+                  if result.ok and forked else "FAILED: guests start as new interpreters "
+                  "(see the log)")
     return 0

@@ -1,4 +1,5 @@
-"""The CPython fork server: forked guests are as separate as started ones."""
+"""The CPython fork server: forked guests are as separate as started ones
+(R-RUN-5), and are still killed and reaped with their run (R-TERM-2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Warm guests: started ahead, used once, never shared between runs."""
+"""Warm guests: started ahead, used once, never shared between runs (R-RUN-5)."""
 
 from __future__ import annotations
 
