@@ -33,8 +33,8 @@ class Channel:
         self._loop.add_reader(sock.fileno(), self.read_available)
 
     def read_available(self) -> None:
-        """Read everything the socket holds right now (also used to drain the
-        channel once the child has exited)."""
+        """Read what the socket holds right now (also used to drain the
+        channel once the child has exited: a short read means it is empty)."""
         while self._reading:
             try:
                 data = self._sock.recv(READ_SIZE)
@@ -50,6 +50,8 @@ class Channel:
             if self._tap is not None:
                 self._tap("in", data)
             self._on_data(data)
+            if len(data) < READ_SIZE:
+                return  # drained: the reader is level-triggered, so more data calls again
 
     def write(self, data: bytes) -> None:
         if self._closed:

@@ -40,7 +40,6 @@ from tether.codec import (
     Value,
     ValueModelError,
     encode_payload,
-    to_wire,
     to_wire_plain,
 )
 
@@ -188,18 +187,22 @@ def wire_arguments(name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
     """A call's arguments as wire values, or the program's error at the call
     (R-VAL-2, R-CALL-4): nothing is sent for a call that cannot be."""
     wire_args = []
+    all_plain = True
     for index, arg in enumerate(args):
         try:
-            wire_args.append(to_wire(arg, limits.max_depth))
+            wire, plain = to_wire_plain(arg, limits.max_depth)
         except ValueModelError as exc:
             raise TypeError(f"{name}() argument {index + 1}: {exc}") from None
+        wire_args.append(wire)
+        all_plain = all_plain and plain
     wire_kwargs = {}
     for key, arg in kwargs.items():
         try:
-            wire_kwargs[key] = to_wire(arg, limits.max_depth)
+            wire_kwargs[key], plain = to_wire_plain(arg, limits.max_depth)
         except ValueModelError as exc:
             raise TypeError(f"{name}() argument {key!r}: {exc}") from None
-    size = len(encode_payload({"": [wire_args, wire_kwargs]})) - 2
+        all_plain = False  # keys in the program's order, not the wire's
+    size = len(encode_payload({"": [wire_args, wire_kwargs]}, plain=all_plain)) - 2
     if size > limits.value_bytes:
         raise ValueError(f"{name}() arguments take {size} bytes, over the limit of "
                          f"{limits.value_bytes} (value_bytes)")
