@@ -50,11 +50,12 @@ class Zygote:
         self._exits: dict[int, asyncio.Future[int]] = {}
         self._next_token = 0
         self._stopping: asyncio.Task[None] | None = None
+        self._last_stderr = ""
 
     def stderr(self) -> str:
-        """What the template wrote to stderr (why it failed, if it did)."""
+        """What the template (or the last one) wrote to stderr: why it failed."""
         if self._launched is None:
-            return ""
+            return self._last_stderr
         self._launched.child.drain_pipes()
         return self._launched.child.raw_stderr.text()
 
@@ -213,6 +214,7 @@ class Zygote:
             await self._stop()
 
     async def _stop(self) -> None:
+        self._last_stderr = self.stderr().strip()
         launched, self._launched = self._launched, None
         if launched is not None:
             with contextlib.suppress(ValueError, OSError):
