@@ -195,25 +195,16 @@ def _checked_plain(value: Any, depth: int) -> bool:
     """check_value's test without paths (raises _Slow instead), and whether
     the plain encoding is the deterministic one."""
     kind = type(value)
-    if kind is dict:
+    if kind is dict or kind is list:
         if depth <= 0:
             raise _Slow
-        keys = tuple(value)
-        plain = _wire_order(keys) == keys
-        for item in value.values():
-            kind = type(item)
-            if kind is dict or kind is list:
-                plain = _checked_plain(item, depth - 1) and plain
-            elif kind is float:
-                plain = plain and _float_plain(item)
-            elif item is not None and kind not in _SCALARS:
-                raise _Slow
-        return plain
-    if kind is list:
-        if depth <= 0:
-            raise _Slow
-        plain = True
-        for item in value:
+        if kind is dict:
+            keys = tuple(value)
+            plain = _wire_order(keys) == keys
+            items = value.values()
+        else:
+            plain, items = True, value
+        for item in items:
             kind = type(item)
             if kind is dict or kind is list:
                 plain = _checked_plain(item, depth - 1) and plain
