@@ -1,10 +1,12 @@
 """Warm guests: processes started ahead of time, each used for one run.
 
-A warm guest has started its interpreter, loaded the shim and said HELLO; it
-waits for RUN. A run takes one (or starts one cold when none is ready) and
-the guest dies with the run, exactly like a cold one, so nothing ever
-carries from one program to the next. The pool refills in the background
-and lets its guests go after ``idle_timeout`` seconds without a run.
+A warm guest has started its interpreter (or was forked from the CPython
+template, host/zygote.py), loaded the shim and said HELLO; it waits for RUN.
+A run takes one (when none is ready: forks one, or starts one cold) and the
+guest dies with the run, exactly like a cold one, so nothing ever carries
+from one program to the next. The pool refills in the background and lets
+its guests (and the template) go after ``idle_timeout`` seconds without a
+run.
 """
 
 from __future__ import annotations
@@ -234,7 +236,7 @@ class GuestPool:
         while self._ready and guest is None:
             candidate = self._ready.popleft()
             if candidate.child.exited.done():  # died while waiting: discard
-                self._spawn_task(_discard(candidate))
+                self._spawn_task(discard(candidate))
             else:
                 guest = candidate
         self._touch()
@@ -275,14 +277,14 @@ class GuestPool:
         finally:
             self._starting -= 1
         if self._closed:
-            await _discard(guest)
+            await discard(guest)
         else:
             self._ready.append(guest)
 
     def _let_go(self) -> None:
         self._idle = None
         while self._ready:
-            self._spawn_task(_discard(self._ready.popleft()))
+            self._spawn_task(discard(self._ready.popleft()))
         if not self._starting:
             self._starter.idle()
 
@@ -295,11 +297,12 @@ class GuestPool:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         guests = list(self._ready)
         self._ready.clear()
-        await asyncio.gather(*(_discard(g) for g in guests))
+        await asyncio.gather(*(discard(g) for g in guests))
         await self._starter.aclose()
 
 
-async def _discard(guest: ReadyGuest) -> None:
+async def discard(guest: ReadyGuest) -> None:
+    """Kill a guest that will not run (and release what it holds)."""
     with contextlib.suppress(Exception):
         await guest.launched.terminate(0.1, kill_now=True)
     guest.launched.close()

@@ -13,7 +13,7 @@ from tether.codec import DEFAULT_MAX_FRAME_BYTES
 from .bindings import BindingsArg, prepare_bindings
 from .guests import LANGUAGES, GuestCommand, Interpreters, guest_command, zygote_command
 from .limits import Limits
-from .pool import ForkStarter, GuestPool, PoolConfig, SpawnStarter, Starter
+from .pool import ForkStarter, GuestPool, PoolConfig, SpawnStarter, Starter, discard
 from .result import RunResult
 from .sandbox import Sandbox, resolve
 from .session import Session
@@ -103,7 +103,8 @@ class Runtime:
     ) -> RunResult:
         """Run ``source`` and return how it ended. Never raises for what the
         program did; raises ValueError/TypeError for bad arguments,
-        SandboxUnavailable for a sandbox this machine lacks, and
+        SandboxUnavailable for a sandbox this machine lacks, RuntimeError if
+        the Runtime is closed before the run has its guest, and
         CancelledError if the calling task is cancelled (after cleaning up)."""
         if self._closed:
             raise RuntimeError("this Runtime is closed")
@@ -124,9 +125,13 @@ class Runtime:
         profile = self.sandbox if sandbox is None else resolve(sandbox)
         prepared = prepare_bindings(bindings)
         pool = self._pool(language, limits, profile)
+        ready = await pool.acquire()
+        if self._closed:  # closed while a guest was being forked for this run
+            if ready is not None:
+                await discard(ready)
+            raise RuntimeError("this Runtime is closed")
         session = Session(source, language, prepared, limits, interpreters=self._interpreters,
-                          env=self._env, sandbox=profile, ready=await pool.acquire(),
-                          defer=self._defer)
+                          env=self._env, sandbox=profile, ready=ready, defer=self._defer)
         ended = asyncio.get_running_loop().create_future()
         self._sessions[session] = ended
         try:

@@ -122,8 +122,8 @@ class Session:
         loop = asyncio.get_running_loop()
         self._ending = loop.create_future()
         ready = self._ready
-        workdir = ready.workdir if ready else tempfile.mkdtemp(prefix="tether-run-")
-        cold_dir = workdir or ""
+        cold_dir = None if ready else tempfile.mkdtemp(prefix="tether-run-")
+        workdir = ready.workdir if ready else cold_dir
         child: Child | None = None
         started = loop.time()
         ending = Ending(Status.CANCELLED, RunError("Cancelled", "the run was cancelled"))
@@ -132,6 +132,7 @@ class Session:
                 self._launched = ready.launched
                 self._conn = ready.conn
             else:
+                assert cold_dir is not None
                 command = self._command or guest_command(
                     self.language, cold_dir, self.limits, self._interpreters, self._env)
                 self._launched = await launch(command, cold_dir, self.limits, self._sandbox,
@@ -171,7 +172,7 @@ class Session:
                 if child.returncode is None:
                     await asyncio.shield(self._shut_down(ending))
                 self._release(workdir)
-            elif ready is None and self._launched is None:
+            elif cold_dir is not None and self._launched is None:
                 remove_tree(cold_dir)  # the spawn itself failed
 
     async def _teardown(self, ending: Ending, workdir: str | None) -> None:

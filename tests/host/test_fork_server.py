@@ -169,3 +169,19 @@ def test_closing_while_guests_are_being_forked_never_hangs(profile: Sandbox) -> 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # "process as root" is expected here
         assert asyncio.run(go()) == [1] * 30
+
+
+def test_a_run_still_forking_its_guest_when_the_runtime_closes_does_not_start() -> None:
+    async def go() -> Any:
+        rt = Runtime(pool=PoolConfig(size=0))  # every guest forked at its run
+        await rt.__aenter__()
+        await rt.run("return 1")  # the template is up
+        late = asyncio.create_task(rt.run("return 2"))
+        await asyncio.sleep(0)  # it is waiting for its fork
+        await rt.aclose()
+        try:
+            return (await late).status
+        except RuntimeError as exc:
+            return str(exc)
+
+    assert asyncio.run(go()) in ("this Runtime is closed", Status.CANCELLED)
