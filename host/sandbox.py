@@ -30,6 +30,7 @@ import subprocess
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -247,8 +248,7 @@ async def launch(command: GuestCommand, workdir: str, limits: Limits, profile: S
                       channel_type=channel_type)
         launched = Launched(child, child.pid)
         # The guest forks nothing before RUN, so joining now covers the program.
-        with contextlib.suppress(OSError):
-            launched.cgroup = _cgroup_for(child.pid)
+        await _off_loop(launched, _join_cgroup)
         return launched
     info_r, info_w = os.pipe()
     block_r, block_w = os.pipe()
@@ -267,23 +267,44 @@ async def launch(command: GuestCommand, workdir: str, limits: Limits, profile: S
     try:
         # bwrap reports the sandboxed process's pid, then waits on block_fd:
         # it joins the cgroup before it runs a single instruction of the guest.
-        info = await asyncio.to_thread(_read_info, info_r)
-        launched.guest_pid = int(str(info["child-pid"]))
-        launched.init_pidfd = os.pidfd_open(launched.guest_pid)
-        launched.cgroup = _cgroup_for(child.pid, launched.guest_pid)
-    except (OSError, ValueError, KeyError, TimeoutError):
-        pass  # bwrap failed to start: its exit and stderr tell why
-    except BaseException:  # cancelled while starting: leave nothing behind
-        launched.kill()
-        launched.child.signal_group(signal.SIGKILL)
-        launched.close()
-        raise
+        await _off_loop(launched, lambda launched: _enter_sandbox(launched, info_r))
     finally:
         os.close(info_r)
         with contextlib.suppress(OSError):
             os.write(block_w, b"go")
         os.close(block_w)
     return launched
+
+
+async def _off_loop(launched: Launched, work: Callable[[Launched], None]) -> None:
+    """``work(launched)`` in a thread: joining a cgroup can take milliseconds
+    (cgroup v1 waits for an RCU grace period), and the event loop serves
+    other runs meanwhile. Cancelled, it lets the thread finish, then kills and
+    releases everything started so far."""
+    job = asyncio.ensure_future(asyncio.to_thread(work, launched))
+    try:
+        await asyncio.shield(job)
+    except BaseException:
+        await asyncio.wait([job])
+        launched.kill()
+        launched.child.signal_group(signal.SIGKILL)
+        launched.close()
+        raise
+
+
+def _join_cgroup(launched: Launched) -> None:
+    with contextlib.suppress(OSError):
+        launched.cgroup = _cgroup_for(launched.child.pid)
+
+
+def _enter_sandbox(launched: Launched, info_fd: int) -> None:
+    try:
+        info = _read_info(info_fd)
+        launched.guest_pid = int(str(info["child-pid"]))
+        launched.init_pidfd = os.pidfd_open(launched.guest_pid)
+        launched.cgroup = _cgroup_for(launched.child.pid, launched.guest_pid)
+    except (OSError, ValueError, KeyError, TimeoutError):
+        pass  # bwrap failed to start: its exit and stderr tell why
 
 
 def _cgroup_for(*pids: int) -> cgroups.RunCgroup | None:
