@@ -63,6 +63,8 @@ def test_concurrent_forked_runs_cannot_see_or_reach_each_other() -> None:
             await asyncio.sleep(0.2)
             b = await rt.run(LOOK)
             looked.set()
+            if not rt._zygotes[rt.sandbox].alive:
+                pytest.skip("guests cannot be forked here: they start as new interpreters")
             return await a, b
 
     a, b = asyncio.run(go())
