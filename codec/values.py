@@ -81,7 +81,10 @@ def encode_payload(item: Mapping[str, Any], *, plain: bool | None = None) -> byt
     an envelope whose own keys are in order); None looks.
     """
     if plain is None:
-        plain = _plain(item, MAX_MAX_DEPTH + 2)
+        try:
+            plain = _checked_plain(item, MAX_MAX_DEPTH + 2)
+        except _Slow:
+            plain = False
     return cbor2.dumps(item, canonical=not plain)
 
 
@@ -167,28 +170,6 @@ def _float_plain(value: float) -> bool:
         return bool(_F32.unpack(_F32.pack(value))[0] != value)
     except OverflowError:
         return True  # beyond float32's range
-
-
-def _plain(value: Any, depth: int) -> bool:
-    """Whether cbor2's plain encoding of a wire value is its deterministic one."""
-    kind = type(value)
-    if kind is dict:
-        keys = tuple(value)
-        if depth <= 0 or _wire_order_or_none(keys) != keys:
-            return False
-        return all(_plain(item, depth - 1) for item in value.values())
-    if kind is list:
-        return depth > 0 and all(_plain(item, depth - 1) for item in value)
-    if kind is float:
-        return _float_plain(value)
-    return True
-
-
-def _wire_order_or_none(keys: tuple[Any, ...]) -> tuple[str, ...] | None:
-    try:
-        return _wire_order(keys)
-    except _Slow:
-        return None
 
 
 def _checked_plain(value: Any, depth: int) -> bool:

@@ -24,7 +24,7 @@ from tether.codec import NEED_DATA, Connection, Hello, ProtocolError, Role
 
 from .guests import GuestCommand
 from .limits import Limits
-from .process import Child, remove_tree
+from .process import Child, in_thread, remove_tree
 from .sandbox import Launched, Sandbox, launch
 from .zygote import Zygote, ZygoteError
 
@@ -189,14 +189,7 @@ async def _until_hello(launched: Launched, workdir: str | None,
                 event = conn.next_event()
                 if isinstance(event, Hello):
                     if then is not None:
-                        # In a thread: moving a process into a cgroup can take
-                        # milliseconds (cgroup v1 waits for an RCU grace period).
-                        work = asyncio.ensure_future(asyncio.to_thread(then, launched))
-                        try:
-                            await asyncio.shield(work)
-                        except asyncio.CancelledError:
-                            await asyncio.wait([work])  # done with it before cleaning up
-                            raise
+                        await in_thread(then, launched)
                     return ReadyGuest(launched, workdir, conn, event)
                 if event is not NEED_DATA:
                     raise GuestStartError(f"expected HELLO, got {event!r}")

@@ -18,7 +18,7 @@ import signal
 import socket
 import stat
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,7 +73,6 @@ class Child:
     _pipes: dict[int, CappedBuffer] = field(default_factory=dict)
     _reaped: bool = False
     returncode: int | None = None
-    namespace_init: bool = False
 
     def signal_group(self, signum: int) -> None:
         """Signal every process in the child's group (the child may be a zombie
@@ -95,9 +94,11 @@ class Child:
             await asyncio.shield(self.exited)
         self.signal_group(signal.SIGKILL)  # stragglers: TERM-ignoring descendants
         code = self._reap()
-        if not self.namespace_init:  # else its exit meant its namespace was empty
-            await _until_group_dead(self.pid, grace)
+        await self._until_group_dead(grace)
         return code
+
+    async def _until_group_dead(self, grace: float) -> None:
+        await _until_group_dead(self.pid, grace)
 
     def _reap(self) -> int:
         if not self._reaped:
@@ -212,11 +213,19 @@ class ForkedChild(Child):
     """A guest forked by a template process (host/zygote.py): not our child.
     Its exit status comes from the template (``exited``), never waitpid; the
     template kills its group before it reaps it, so once ``exited`` is done
-    the host no longer signals the group (whose id may then be reused)."""
+    the host no longer signals the group (whose id may then be reused).
+    ``namespace_init``: the process is its PID namespace's init, whose exit
+    means the namespace is empty."""
+
+    namespace_init: bool = False
 
     def signal_group(self, signum: int) -> None:
         if not self.exited.done():
             super().signal_group(signum)
+
+    async def _until_group_dead(self, grace: float) -> None:
+        if not self.namespace_init:
+            await super()._until_group_dead(grace)
 
     def _reap(self) -> int:
         if not self._reaped:
@@ -229,9 +238,7 @@ class ForkedChild(Child):
 def adopt(pid: int, channel: socket.socket, out_r: int, err_r: int, *, raw_output_bytes: int,
           exited: asyncio.Future[int], namespace_init: bool = False) -> ForkedChild:
     """A :class:`Child` for a guest someone else started: ``pid`` leads its
-    process group, ``exited`` resolves with its status. ``namespace_init``:
-    the process is its PID namespace's init, which exits only once the
-    namespace is empty."""
+    process group, ``exited`` resolves with its status."""
     child = ForkedChild(pid=pid, channel=channel, raw_stdout=CappedBuffer(raw_output_bytes),
                         raw_stderr=CappedBuffer(raw_output_bytes), exited=exited,
                         namespace_init=namespace_init)
@@ -281,6 +288,19 @@ def _on_exit(child: Child) -> None:
             code = -status.si_status if status.si_code in (
                 os.CLD_KILLED, os.CLD_DUMPED) else status.si_status
         child.exited.set_result(code)
+
+
+async def in_thread(work: Callable[..., None], *args: Any) -> None:
+    """``work(*args)`` in a worker thread, so that the event loop serves other
+    runs meanwhile (joining a cgroup can take milliseconds: cgroup v1 waits
+    for an RCU grace period). If the caller is cancelled, the thread is waited
+    for before the cancellation goes on: cleanup never races it."""
+    job = asyncio.ensure_future(asyncio.to_thread(work, *args))
+    try:
+        await asyncio.shield(job)
+    except asyncio.CancelledError:
+        await asyncio.wait([job])
+        raise
 
 
 def remove_tree(path: str) -> None:

@@ -42,7 +42,7 @@ import tether
 from . import cgroups
 from .guests import GuestCommand, apply_rlimits
 from .limits import Limits
-from .process import Child, spawn
+from .process import Child, in_thread, spawn
 
 #: Where the bwrap binary is looked for (Debian package ``bubblewrap``).
 BWRAP_PATHS = ("/usr/bin/bwrap", "/usr/local/bin/bwrap")
@@ -277,15 +277,11 @@ async def launch(command: GuestCommand, workdir: str, limits: Limits, profile: S
 
 
 async def _off_loop(launched: Launched, work: Callable[[Launched], None]) -> None:
-    """``work(launched)`` in a thread: joining a cgroup can take milliseconds
-    (cgroup v1 waits for an RCU grace period), and the event loop serves
-    other runs meanwhile. Cancelled, it lets the thread finish, then kills and
-    releases everything started so far."""
-    job = asyncio.ensure_future(asyncio.to_thread(work, launched))
+    """``work(launched)`` in a thread; if that fails or is cancelled, kill and
+    release everything started so far."""
     try:
-        await asyncio.shield(job)
+        await in_thread(work, launched)
     except BaseException:
-        await asyncio.wait([job])
         launched.kill()
         launched.child.signal_group(signal.SIGKILL)
         launched.close()
