@@ -217,7 +217,7 @@ def _become_guest(fds: list[int], workdir: str) -> NoReturn:
     os.closerange(shim.CHANNEL_FD + 1, 1 << 16)
     for name in ("HOME", "TMPDIR", "PWD"):
         os.environ[name] = workdir
-    _warm_up()  # again: the pages it writes are copied now, before the RUN
+    shim.rehearse()  # again: the pages a run writes are copied now, before the RUN
     shim.main(workdir)  # asyncio is loaded, but only a program that uses it makes a loop
     os._exit(0)
 
@@ -239,21 +239,12 @@ def _drop_capabilities() -> None:
     _check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
 
 
-def _warm_up() -> None:
-    """Run the shim's own first-use paths once (the compiler, the AST passes,
-    the codec), so that each forked guest starts past them."""
-    from .program import compile_program
-
-    code = compile_program("import json\nx = await f(1)\nprint(x)\nreturn [x, {'a': 1.5}]")
-    shim.imports_asyncio(code)
-
-
 def main(isolate: bool) -> NoReturn:
     from . import aio  # noqa: F401 - every forked guest starts with asyncio loaded
 
     # Everything loaded so far stays out of the collector's sight: a guest
     # that collects then does not write to (and so copy) every page of it.
-    _warm_up()
+    shim.rehearse()  # each guest starts past the shim's first-use paths
     gc.collect()
     gc.freeze()
     _Template(isolate).serve()

@@ -87,6 +87,34 @@ def test_forked_guests_do_not_share_random_state() -> None:
     assert len(set(values)) == 3
 
 
+def test_the_rehearsal_takes_a_run_through_the_whole_guest_path() -> None:
+    from tether.codec import Call, Done, Hello, Output
+    from tether.guest.python import shim
+
+    stdout, stderr = sys.stdout, sys.stderr
+    seen = shim.rehearse()
+    assert (sys.stdout, sys.stderr) == (stdout, stderr)
+    assert [type(m) for m in seen] == [Hello, Call, Output, Done]
+    assert seen[-1].value == [1, {"a": 1.5, "b": None}]
+
+
+def test_a_forked_program_sees_nothing_of_the_rehearsal() -> None:
+    program = ("import linecache, sys\n"
+               "print('out')\n"
+               "return [sorted(k for k in globals() if not k.startswith('__')),\n"
+               "        linecache.getlines('<program>')[1], type(sys.stdout).__name__]")
+
+    async def go() -> Any:
+        async with Runtime(pool=PoolConfig(size=1, prestart=("python",))) as rt:
+            return await rt.run(program)
+
+    result = asyncio.run(go())
+    assert result.ok, result.error
+    assert result.value == [["BindingError", "linecache", "sys"], "print('out')\n",
+                            "ProgramStream"]
+    assert result.stdout == "out\n"
+
+
 def test_a_program_signalling_itself_dies_as_anywhere_else() -> None:
     """The program is not its namespace's init (which ignores such signals)."""
     async def go() -> Any:
