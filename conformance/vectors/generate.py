@@ -164,6 +164,10 @@ def build() -> None:
                 bytes.fromhex("a16576616c7565fb3ff8000000000000"))
     bad_payload("nan-not-canonical", ["R-CBOR-3"], "a NaN with a payload", "DONE",
                 bytes.fromhex("a16576616c7565fb7ff8000000000001"))
+    bad_payload("nan-half-negative", ["R-CBOR-3"], "a NaN with its sign bit set, in half "
+                "precision", "DONE", bytes.fromhex("a16576616c7565f9fe00"))
+    bad_payload("nan-half-payload", ["R-CBOR-3"], "a half-precision NaN with a payload", "DONE",
+                bytes.fromhex("a16576616c7565f97e01"))
     bad_payload("keys-unsorted", ["R-CBOR-2"], "'id' after 'value'", "RESULT",
                 bytes.fromhex("a26576616c7565f662696401"))
     bad_payload("keys-duplicate", ["R-CBOR-4"], "'reason' twice", "CANCEL",

@@ -2,7 +2,7 @@
 // payloads, message schemas and the guest's side of the state table.
 // Sans-IO: bytes in, messages out; messages in, bytes out.
 
-import { decode, cdeEncodeOptions, defaultEncodeOptions, getEncoded, Tag } from 'cbor2';
+import { cdeEncodeOptions, defaultEncodeOptions } from 'cbor2';
 import {
   writeBigInt, writeInt, writeNumber, writeString, writeUint8Array,
 } from 'cbor2/encoder';
@@ -130,69 +130,202 @@ export function checkHeader(header, maxFrameBytes) {
 
 // ---- payloads (spec §5) -------------------------------------------------------
 
-const DECODE_OPTIONS = {
-  rejectStreaming: true, // definite lengths only
-  requirePreferred: true, // shortest integers and lengths
-  sortKeys: sortCoreDeterministic, // keys in RFC 8949 §4.2.1 order, none twice
-  rejectDuplicateKeys: true,
-  rejectLongLoundNaN: true, // NaN only as f97e00
-  rejectSimple: true,
-  rejectUndefined: true,
-  ignoreGlobalTags: true, // every tag decodes to a Tag; only 2 and 3 survive
-  // Boxed items keep their encoding, so a float's width can be checked below
-  // (the library's own check also refuses integral floats such as 1.0, which
-  // the value model allows).
-  boxed: true,
-};
-const ENCODE_OPTIONS = { ...defaultEncodeOptions, ...cdeEncodeOptions };
 const MAX_UINT64 = 2n ** 64n - 1n;
+const TEXT = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** One strict CBOR item → wire value (Maps for maps, bigint/number for ints). */
+/**
+ * One strict CBOR item → wire value (Maps for maps, bigint/number for ints),
+ * enforcing R-CBOR-1..8 as it reads. npm cbor2's `decode` with the strict
+ * options gives the same values (test/decode.test.mjs checks it against this
+ * one), but its set-up alone costs ~26 µs a payload on Node 20 (it copies
+ * its ~40 options twice), which is most of a binding call's time.
+ */
 export function decodePayload(payload, maxDepth = DEFAULT_MAX_DEPTH + ENVELOPE_DEPTH) {
-  let item;
-  try {
-    // cbor2's own depth count also counts some scalars: it is only a safety
-    // net here; checkWire applies the spec's exact bound.
-    item = decode(payload, { ...DECODE_OPTIONS, maxDepth: 2 * maxDepth + 2 });
-  } catch (err) {
-    throw new ProtocolError(CODES.MALFORMED_PAYLOAD, err.message);
-  }
-  return checkWire(item, '$', maxDepth);
+  const reader = new Reader(payload);
+  const value = reader.item(maxDepth);
+  if (reader.pos !== payload.length) reader.fail('bytes after the item');
+  return value;
 }
 
-/** Unbox a decoded item, checking what the decoder options cannot. */
-function checkWire(value, path, depthLeft) {
-  if (value === null || typeof value === 'boolean') return value;
-  if (value instanceof Number) {
-    const encoded = getEncoded(value);
-    const number = value.valueOf();
-    if (encoded[0] >> 5 === 7 && encoded.length !== floatSize(number)) {
-      throw new ProtocolError(CODES.MALFORMED_PAYLOAD, `${path}: float ${number} not in its shortest form`);
-    }
-    return number;
+class Reader {
+  constructor(bytes) {
+    this.bytes = bytes;
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.pos = 0;
+    this.trail = []; // map keys and array indexes down to the item being read
   }
-  if (value instanceof String || value instanceof BigInt) return value.valueOf();
-  if (value instanceof Uint8Array) return value;
-  if ((Array.isArray(value) || value instanceof Map) && depthLeft <= 0) {
-    throw new ProtocolError(CODES.MALFORMED_PAYLOAD, `${path}: nested too deeply`);
+
+  fail(problem) {
+    const path = this.trail.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('');
+    throw new ProtocolError(CODES.MALFORMED_PAYLOAD, `$${path}: ${problem}`);
   }
-  if (Array.isArray(value)) return value.map((item, i) => checkWire(item, `${path}[${i}]`, depthLeft - 1));
-  if (value instanceof Map) {
-    const out = new Map();
-    for (const [key, item] of value) {
-      if (!(key instanceof String)) {
-        throw new ProtocolError(CODES.MALFORMED_PAYLOAD, `${path}: map key is not text`);
+
+  need(n) {
+    if (this.bytes.length - this.pos < n) this.fail('the payload ends inside the item');
+  }
+
+  /** The argument of an initial byte: shortest form only, definite only. */
+  argument(info) {
+    if (info < 24) return info;
+    let value;
+    let least;
+    switch (info) {
+      case 24: this.need(1); value = this.bytes[this.pos]; this.pos += 1; least = 24; break;
+      case 25: this.need(2); value = this.view.getUint16(this.pos); this.pos += 2; least = 0x100; break;
+      case 26: this.need(4); value = this.view.getUint32(this.pos); this.pos += 4; least = 0x10000; break;
+      case 27: {
+        this.need(8);
+        const big = this.view.getBigUint64(this.pos);
+        this.pos += 8;
+        if (big <= 0xffffffffn) this.fail(`${big} not in its shortest form`);
+        return big <= Number.MAX_SAFE_INTEGER ? Number(big) : big;
       }
-      out.set(key.valueOf(), checkWire(item, `${path}.${key}`, depthLeft - 1));
+      case 31: return this.fail('indefinite length');
+      default: return this.fail(`reserved additional information ${info}`);
+    }
+    if (value < least) this.fail(`${value} not in its shortest form`);
+    return value;
+  }
+
+  /** A length that the rest of the payload can hold (items take a byte or more). */
+  length(info, itemBytes) {
+    const n = this.argument(info);
+    if (typeof n === 'bigint' || n * itemBytes > this.bytes.length - this.pos) {
+      this.fail('the payload ends inside the item');
+    }
+    return n;
+  }
+
+  item(depthLeft) {
+    this.need(1);
+    const initial = this.bytes[this.pos];
+    this.pos += 1;
+    const major = initial >> 5;
+    const info = initial & 0x1f;
+    switch (major) {
+      case 0: return this.argument(info);
+      case 1: {
+        const n = this.argument(info);
+        return typeof n === 'bigint' ? -1n - n : -1 - n;
+      }
+      case 2: {
+        const n = this.length(info, 1);
+        this.pos += n;
+        return this.bytes.subarray(this.pos - n, this.pos);
+      }
+      case 3: return this.text(info);
+      case 4: {
+        if (depthLeft <= 0) this.fail('nested too deeply');
+        const n = this.length(info, 1);
+        const out = new Array(n);
+        this.trail.push(0);
+        for (let i = 0; i < n; i++) {
+          this.trail[this.trail.length - 1] = i;
+          out[i] = this.item(depthLeft - 1);
+        }
+        this.trail.pop();
+        return out;
+      }
+      case 5: return this.map(info, depthLeft);
+      case 6: return this.bignum(info);
+      default: return this.simple(info);
+    }
+  }
+
+  text(info) {
+    const n = this.length(info, 1);
+    this.pos += n;
+    try {
+      return TEXT.decode(this.bytes.subarray(this.pos - n, this.pos));
+    } catch {
+      return this.fail('text is not valid UTF-8');
+    }
+  }
+
+  map(info, depthLeft) {
+    if (depthLeft <= 0) this.fail('nested too deeply');
+    const n = this.length(info, 2);
+    const out = new Map();
+    let previous = -1; // where the previous key's encoding starts (and its length)
+    let previousLength = 0;
+    for (let i = 0; i < n; i++) {
+      const start = this.pos;
+      this.need(1);
+      if (this.bytes[start] >> 5 !== 3) this.fail('map key is not text');
+      this.pos += 1;
+      const key = this.text(this.bytes[start] & 0x1f);
+      const keyLength = this.pos - start;
+      if (previous >= 0 && compareEncoded(this.bytes, previous, previousLength, start, keyLength) >= 0) {
+        this.fail(`key "${key}" out of order or repeated`);
+      }
+      previous = start;
+      previousLength = keyLength;
+      this.trail.push(key);
+      out.set(key, this.item(depthLeft - 1));
+      this.trail.pop();
     }
     return out;
   }
-  if (value instanceof Tag && (value.tag === 2 || value.tag === 3)
-      && value.contents instanceof Uint8Array) {
-    return bignum(value, path);
+
+  bignum(info) {
+    const tag = this.argument(info);
+    if (tag !== 2 && tag !== 3) return this.fail(`tag ${tag} is not allowed`);
+    this.need(1);
+    if (this.bytes[this.pos] >> 5 !== 2) this.fail('bignum contents are not a byte string');
+    const bytes = this.item(0);
+    if (bytes.length === 0 || bytes[0] === 0) this.fail('bignum with a leading zero');
+    const magnitude = BigInt(`0x${Buffer.from(bytes).toString('hex')}`);
+    if (magnitude <= MAX_UINT64) this.fail('bignum fits in 64 bits');
+    return tag === 2 ? magnitude : -1n - magnitude;
   }
-  const what = value instanceof Tag ? `tag ${value.tag}` : typeof value;
-  throw new ProtocolError(CODES.MALFORMED_PAYLOAD, `${path}: ${what} is not allowed`);
+
+  simple(info) {
+    let value;
+    let size;
+    switch (info) {
+      case 20: return false;
+      case 21: return true;
+      case 22: return null;
+      case 25: {
+        this.need(2);
+        const bits = this.view.getUint16(this.pos);
+        if (bits !== 0x7e00 && (bits & 0x7c00) === 0x7c00 && (bits & 0x3ff) !== 0) {
+          this.fail('NaN not encoded as f97e00');
+        }
+        value = half(bits);
+        size = 3;
+        break;
+      }
+      case 26: this.need(4); value = this.view.getFloat32(this.pos); size = 5; break;
+      case 27: this.need(8); value = this.view.getFloat64(this.pos); size = 9; break;
+      case 23: return this.fail('undefined is not allowed');
+      case 31: return this.fail('indefinite length');
+      default: return this.fail(`simple value ${info < 24 ? info : 'in two bytes'} is not allowed`);
+    }
+    this.pos += size - 1;
+    if (floatSize(value) !== size) this.fail(`float ${value} not in its shortest form`);
+    return value;
+  }
+}
+
+/** IEEE 754 binary16 bits → number. */
+function half(bits) {
+  const exponent = (bits >> 10) & 0x1f;
+  const fraction = bits & 0x3ff;
+  let magnitude;
+  if (exponent === 0) magnitude = fraction * 2 ** -24;
+  else if (exponent === 31) magnitude = fraction === 0 ? Infinity : NaN;
+  else magnitude = (fraction + 1024) * 2 ** (exponent - 25);
+  return bits & 0x8000 ? -magnitude : magnitude;
+}
+
+/** §4.2.1 order of two encoded text keys: shorter first, then bytewise. */
+function compareEncoded(bytes, a, aLength, b, bLength) {
+  if (aLength !== bLength) return aLength - bLength;
+  for (let i = 0; i < aLength; i++) {
+    if (bytes[a + i] !== bytes[b + i]) return bytes[a + i] - bytes[b + i];
+  }
+  return 0;
 }
 
 /** Bytes of the shortest IEEE 754 encoding (f16, f32, f64) holding `n` exactly. */
@@ -207,34 +340,58 @@ function floatSize(n) {
   return 5;
 }
 
-function bignum(tag, path) {
-  const bytes = tag.contents;
-  if (bytes.length === 0 || bytes[0] === 0) {
-    throw new ProtocolError(CODES.MALFORMED_PAYLOAD, `${path}: bignum with a leading zero`);
-  }
-  const magnitude = BigInt(`0x${Buffer.from(bytes).toString('hex')}`);
-  if (magnitude <= MAX_UINT64) {
-    throw new ProtocolError(CODES.MALFORMED_PAYLOAD, `${path}: bignum fits in 64 bits`);
-  }
-  return tag.tag === 2 ? magnitude : -1n - magnitude;
-}
 
 /**
  * Deterministic encoding of a wire value (R-CBOR-2). cbor2's own `encode`
  * encodes every map key a second time, in a fresh writer, to sort the keys,
  * which costs ~25 µs a key; wire maps have text keys only, whose §4.2.1
- * order is shorter UTF-8 first, then bytewise, so maps are written here and
- * everything else with cbor2's writers.
+ * order is shorter UTF-8 first, then bytewise, so maps are written here (each
+ * key's encoding cached) and everything else with cbor2's writers.
  */
 export function encodePayload(item) {
-  const writer = new Writer({ chunkSize: 65536 });
+  const writer = new Writer({ chunkSize: 4096 });
   writeWire(item, writer);
   return writer.read();
 }
 
+/** Bytes already encoded (by encodePayload), written as they are. */
+export class Encoded {
+  constructor(bytes) {
+    this.bytes = bytes;
+  }
+}
+
+const ENCODE_OPTIONS = { ...defaultEncodeOptions, ...cdeEncodeOptions };
 const MAJOR_ARRAY = 4;
 const MAJOR_MAP = 5;
+const KEY_CACHE_SIZE = 4096;
+const keyCache = new Map(); // map key -> its encoding
+
+function encodedKey(key) {
+  let bytes = keyCache.get(key);
+  if (bytes === undefined) {
+    const writer = new Writer({ chunkSize: 64 });
+    writeText(key, writer);
+    bytes = writer.read();
+    if (keyCache.size < KEY_CACHE_SIZE) keyCache.set(key, bytes);
+  }
+  return bytes;
+}
+
 const utf8 = new TextEncoder();
+const scratch = new Uint8Array(65536);
+
+/** cbor2's writeString allocates the UTF-8 of every string; this does not. */
+function writeText(text, w) {
+  if (text.length * 3 > scratch.length) {
+    writeString(text, w, ENCODE_OPTIONS);
+    return;
+  }
+  const { written } = utf8.encodeInto(text, scratch);
+  writeInt(written, w, 3);
+  // A write longer than the writer's chunk is kept, not copied: copy it first.
+  w.write(written > 4096 ? scratch.slice(0, written) : scratch.subarray(0, written));
+}
 
 function writeWire(value, w) {
   if (value === null) {
@@ -246,21 +403,33 @@ function writeWire(value, w) {
   } else if (typeof value === 'bigint') {
     writeBigInt(value, w, ENCODE_OPTIONS);
   } else if (typeof value === 'string') {
-    writeString(value, w, ENCODE_OPTIONS);
+    writeText(value, w);
   } else if (value instanceof Uint8Array) {
     writeUint8Array(value, w);
   } else if (Array.isArray(value)) {
     writeInt(value.length, w, MAJOR_ARRAY);
     for (const item of value) writeWire(item, w);
+  } else if (value instanceof Encoded) {
+    w.write(value.bytes);
   } else if (value instanceof Map || typeof value === 'object') {
-    const entries = (value instanceof Map ? [...value] : Object.entries(value))
-      .map(([key, item]) => [utf8.encode(key), item]);
-    entries.sort(([a], [b]) => compareKeys(a, b));
-    writeInt(entries.length, w, MAJOR_MAP);
-    for (const [key, item] of entries) {
-      writeInt(key.length, w, 3);
-      w.write(key);
-      writeWire(item, w);
+    const isMap = value instanceof Map;
+    const keys = isMap ? [...value.keys()] : Object.keys(value);
+    const encoded = keys.map(encodedKey);
+    for (let i = 1; i < keys.length; i++) { // insertion sort: maps are small
+      const key = keys[i];
+      const bytes = encoded[i];
+      let j = i - 1;
+      for (; j >= 0 && compareKeys(encoded[j], bytes) > 0; j--) {
+        keys[j + 1] = keys[j];
+        encoded[j + 1] = encoded[j];
+      }
+      keys[j + 1] = key;
+      encoded[j + 1] = bytes;
+    }
+    writeInt(keys.length, w, MAJOR_MAP);
+    for (let i = 0; i < keys.length; i++) {
+      w.write(encoded[i]);
+      writeWire(isMap ? value.get(keys[i]) : value[keys[i]], w);
     }
   } else {
     throw new TypeError(`not a wire value: ${typeof value}`);

@@ -15,8 +15,8 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { createRequire } from 'node:module';
 import {
-  CODES, TYPES, DEFAULT_MAX_DEPTH, FrameDecoder, ProtocolError, decodeMessage, encodeFrame,
-  encodeMessage, encodePayload,
+  CODES, TYPES, DEFAULT_MAX_DEPTH, Encoded, FrameDecoder, ProtocolError, decodeMessage,
+  encodeFrame, encodeMessage, encodePayload,
 } from './codec.mjs';
 import { ValueModelError, fromWire, toWire } from './values.mjs';
 
@@ -158,9 +158,9 @@ function makeBinding(name) {
   return binding;
 }
 
-async function call(name, args) {
+async function call(name, programArgs) {
   const { max_depth: depth, value_bytes: maxBytes, max_calls_in_flight: maxCalls } = state.limits;
-  const wireArgs = args.map((arg, i) => {
+  const wireArgs = programArgs.map((arg, i) => {
     try {
       return toWire(arg, depth);
     } catch (err) {
@@ -168,7 +168,8 @@ async function call(name, args) {
       throw err;
     }
   });
-  const size = encodePayload([wireArgs, new Map()]).length;
+  const args = new Encoded(encodePayload(wireArgs)); // once: for the size and to send
+  const size = args.bytes.length + 2; // as [args, kwargs], kwargs empty (a0)
   if (size > maxBytes) {
     throw new RangeError(`${name}() arguments take ${size} bytes, over the limit of ${maxBytes} (value_bytes)`);
   }
@@ -178,7 +179,7 @@ async function call(name, args) {
   if (state.phase !== 'RUNNING') return new Promise(() => {}); // the run is over
   const id = ++state.lastCallId;
   const settled = new Promise((resolve) => state.inFlight.set(id, { resolve }));
-  send(TYPES.CALL, { id, name, args: wireArgs, kwargs: new Map() });
+  send(TYPES.CALL, { id, name, args, kwargs: new Map() });
   const result = await settled;
   // Raised here, inside the program's await chain, so the stack shows its line.
   if (result.error) throw new BindingError(name, result.error);

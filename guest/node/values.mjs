@@ -11,8 +11,11 @@ export class ValueModelError extends TypeError {
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
-function childPath(path, key) {
-  return IDENTIFIER.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+function pathOf(trail) {
+  return trail.map((key) => {
+    if (typeof key === 'number') return `[${key}]`;
+    return IDENTIFIER.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+  }).join('');
 }
 
 function kindOf(value) {
@@ -28,55 +31,75 @@ function isPlainObject(value) {
   return proto === Object.prototype || proto === null;
 }
 
+/** Thrown inside the walk; the path is only spelled out for the error. */
+class Problem extends Error {}
+
 /**
  * JavaScript value → wire value (Maps for maps). `undefined` follows
  * JSON.stringify: dropped from objects, null in arrays and at the top.
  */
-export function toWire(value, maxDepth, path = '$', active = new Set()) {
+export function toWire(value, maxDepth) {
+  const trail = []; // keys and indexes down to the value being converted
+  try {
+    return convert(value, maxDepth, trail, new Set());
+  } catch (err) {
+    if (err instanceof Problem) throw new ValueModelError(`$${pathOf(trail)}`, err.message);
+    throw err;
+  }
+}
+
+function convert(value, depthLeft, trail, active) {
   if (value === null || value === undefined) return null;
   switch (typeof value) {
     case 'string':
-      if (!value.isWellFormed()) {
-        throw new ValueModelError(path, 'text is not valid Unicode (a lone surrogate)');
-      }
+      if (!value.isWellFormed()) throw new Problem('text is not valid Unicode (a lone surrogate)');
       return value;
     case 'boolean':
     case 'bigint':
+    case 'number': // the encoder picks int for safe integers, float otherwise
       return value;
-    case 'number':
-      return value; // the encoder picks int for safe integers, float otherwise
-    default:
+    case 'object':
       break;
+    default:
+      throw new Problem(`${kindOf(value)} is outside the value model`);
   }
-  if (typeof value !== 'object') throw new ValueModelError(path, `${kindOf(value)} is outside the value model`);
   if (value instanceof Uint8Array && (value.constructor === Uint8Array || Buffer.isBuffer(value))) {
     return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
   }
-  const container = Array.isArray(value) || value instanceof Map || isPlainObject(value);
-  if (!container) throw new ValueModelError(path, `${kindOf(value)} is outside the value model`);
-  if (active.has(value)) throw new ValueModelError(path, 'cycle: the value contains itself');
-  if (maxDepth <= 0) throw new ValueModelError(path, 'nested too deeply');
-  active.add(value);
-  try {
-    if (Array.isArray(value)) {
-      return value.map((item, i) => toWire(item, maxDepth - 1, `${path}[${i}]`, active));
-    }
-    const out = new Map();
-    const entries = value instanceof Map ? value.entries() : Object.entries(value);
-    for (const [key, item] of entries) {
-      if (typeof key !== 'string') {
-        throw new ValueModelError(path, `map key ${String(key)} is a ${typeof key}, not a string`);
-      }
-      if (!key.isWellFormed()) {
-        throw new ValueModelError(path, 'map key is not valid Unicode (a lone surrogate)');
-      }
-      if (item === undefined) continue;
-      out.set(key, toWire(item, maxDepth - 1, childPath(path, key), active));
-    }
-    return out;
-  } finally {
-    active.delete(value);
+  const isArray = Array.isArray(value);
+  const isMap = !isArray && value instanceof Map;
+  if (!isArray && !isMap && !isPlainObject(value)) {
+    throw new Problem(`${kindOf(value)} is outside the value model`);
   }
+  if (active.has(value)) throw new Problem('cycle: the value contains itself');
+  if (depthLeft <= 0) throw new Problem('nested too deeply');
+  active.add(value);
+  const at = trail.length;
+  let out;
+  if (isArray) {
+    out = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      trail[at] = i;
+      out[i] = convert(value[i], depthLeft - 1, trail, active);
+    }
+  } else {
+    out = new Map();
+    const keys = isMap ? [...value.keys()] : Object.keys(value);
+    for (const key of keys) {
+      trail.length = at; // a bad key is reported at its map
+      if (typeof key !== 'string') {
+        throw new Problem(`map key ${String(key)} is a ${typeof key}, not a string`);
+      }
+      if (!key.isWellFormed()) throw new Problem('map key is not valid Unicode (a lone surrogate)');
+      const item = isMap ? value.get(key) : value[key];
+      if (item === undefined) continue;
+      trail[at] = key;
+      out.set(key, convert(item, depthLeft - 1, trail, active));
+    }
+  }
+  trail.length = at;
+  active.delete(value);
+  return out;
 }
 
 /** Wire value → JavaScript value: maps become plain objects with own data properties. */

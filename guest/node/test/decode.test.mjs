@@ -1,0 +1,117 @@
+// The codec's own strict decoder (decodePayload) against npm cbor2's decode
+// with the strict options: on generated values both give the same result,
+// and on corrupted payloads whatever ours accepts cbor2 accepts too, with the
+// same value (ours adds the checks cbor2 lacks: float widths, bignums, key
+// types, depth). Seeded, so a failure repeats.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { decode, Tag } from 'cbor2';
+import { sortCoreDeterministic } from 'cbor2/sorts';
+import { CODES, ProtocolError, decodePayload, encodePayload } from '../codec.mjs';
+
+const STRICT = {
+  rejectStreaming: true, requirePreferred: true, sortKeys: sortCoreDeterministic,
+  rejectDuplicateKeys: true, rejectLongLoundNaN: true, rejectSimple: true, rejectUndefined: true,
+  ignoreGlobalTags: true, preferMap: true,
+};
+
+/** cbor2's value in the wire mapping: bignum tags become bigints. */
+function reference(payload) {
+  const unwrap = (v) => {
+    if (v instanceof Tag) {
+      const magnitude = BigInt(`0x${Buffer.from(v.contents).toString('hex')}`);
+      return v.tag === 2 ? magnitude : -1n - magnitude;
+    }
+    if (Array.isArray(v)) return v.map(unwrap);
+    if (v instanceof Map) return new Map([...v].map(([k, x]) => [k, unwrap(x)]));
+    return v;
+  };
+  return unwrap(decode(payload, STRICT));
+}
+
+function random(seed) { // mulberry32
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function generator(rand) {
+  const pick = (xs) => xs[Math.floor(rand() * xs.length)];
+  const int = (n) => Math.floor(rand() * n);
+  const text = () => String.fromCodePoint(...Array.from({ length: int(6) },
+    () => pick([0x61 + int(26), 0xe9, 0x4e2d, 0x1f600, 0x30 + int(10)])));
+  const scalar = () => pick([
+    () => int(30), () => -1 - int(30), () => int(2 ** 32), () => Number.MAX_SAFE_INTEGER - int(9),
+    () => BigInt(int(2 ** 30)) * 2n ** 34n, () => -(2n ** 64n) + BigInt(int(9)),
+    () => 2n ** 64n + BigInt(int(1000)), () => -(2n ** 70n), () => 0.5, () => rand() * 1e6,
+    () => Math.fround(rand()), () => pick([NaN, Infinity, -Infinity, -0, 65504, 1e-7, 1.5]),
+    () => text(), () => new Uint8Array(Array.from({ length: int(5) }, () => int(256))),
+    () => pick([true, false, null]),
+  ])();
+  const value = (depth) => {
+    if (depth === 0 || rand() < 0.5) return scalar();
+    if (rand() < 0.5) return Array.from({ length: int(4) }, () => value(depth - 1));
+    return new Map(Array.from({ length: int(4) }, () => [text(), value(depth - 1)]));
+  };
+  return value;
+}
+
+test('decodePayload gives what cbor2 gives, on generated values', () => {
+  const rand = random(7);
+  const value = generator(rand);
+  for (let i = 0; i < 3000; i++) {
+    const payload = encodePayload(new Map([['value', value(4)]]));
+    assert.deepEqual(decodePayload(payload), reference(payload));
+  }
+});
+
+test('decodePayload is never looser than cbor2 on corrupted payloads', () => {
+  const rand = random(11);
+  const value = generator(rand);
+  let accepted = 0;
+  for (let i = 0; i < 20000; i++) {
+    const payload = encodePayload(new Map([['value', value(3)]]));
+    const bad = Uint8Array.from(payload);
+    const where = Math.floor(rand() * bad.length);
+    const how = rand();
+    let input = bad;
+    if (how < 0.6) bad[where] = Math.floor(rand() * 256);
+    else if (how < 0.8) input = bad.subarray(0, where);
+    else input = Uint8Array.from([...bad, Math.floor(rand() * 256)]);
+    let ours;
+    try {
+      ours = decodePayload(input);
+    } catch (err) {
+      assert.ok(err instanceof ProtocolError && err.code === CODES.MALFORMED_PAYLOAD, String(err));
+      continue;
+    }
+    accepted += 1;
+    assert.deepEqual(ours, reference(input), Buffer.from(input).toString('hex'));
+  }
+  assert.ok(accepted > 1000, `only ${accepted} corrupted payloads were still valid`);
+});
+
+test('floats must be in their shortest width', () => {
+  const f64 = (n) => { const b = new Uint8Array(9); b[0] = 0xfb; new DataView(b.buffer).setFloat64(1, n); return b; };
+  const f32 = (n) => { const b = new Uint8Array(5); b[0] = 0xfa; new DataView(b.buffer).setFloat32(1, n); return b; };
+  for (const n of [1.5, 0, -0, Infinity, 65504, 2 ** -24]) {
+    assert.throws(() => decodePayload(f64(n)), ProtocolError);
+    assert.throws(() => decodePayload(f32(n)), ProtocolError);
+  }
+  assert.equal(decodePayload(f32(Math.fround(0.1))), Math.fround(0.1));
+  assert.equal(decodePayload(f64(0.1)), 0.1);
+  assert.throws(() => decodePayload(f64(NaN)), ProtocolError);
+  assert.throws(() => decodePayload(Uint8Array.from([0xf9, 0x7e, 0x01])), ProtocolError);
+  assert.throws(() => decodePayload(Uint8Array.from([0xf9, 0xfe, 0x00])), ProtocolError);
+  assert.ok(Number.isNaN(decodePayload(Uint8Array.from([0xf9, 0x7e, 0x00]))));
+});
+
+test('depth is bounded at the containers, with the path of the item', () => {
+  const nested = (n) => Uint8Array.from([...Array(n).fill(0x81), 0x01]);
+  assert.deepEqual(decodePayload(nested(3), 3), [[[1]]]);
+  assert.throws(() => decodePayload(nested(4), 3), /\$\[0\]\[0\]\[0\]: nested too deeply/);
+});
