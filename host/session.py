@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+import sys
 import tempfile
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
@@ -349,11 +350,17 @@ class Session:
         if refusal is not None or binding is None:
             self._send(Result(id=call.id, error=refusal))
             return
-        task = asyncio.get_running_loop().create_task(self._serve(call, binding))
-        self._calls[call.id] = task
-        task.add_done_callback(lambda _: self._calls.pop(call.id, None))
+        task = _start_task(self._serve(call, binding))
+        if not task.done():
+            self._calls[call.id] = task
 
     async def _serve(self, call: Call, binding: HostBinding) -> None:
+        try:
+            await self._answer(call, binding)
+        finally:
+            self._calls.pop(call.id, None)
+
+    async def _answer(self, call: Call, binding: HostBinding) -> None:
         timeout = asyncio.timeout(self.limits.call_timeout) if self.limits.call_timeout else None
         payload = None
         try:
@@ -431,6 +438,16 @@ class Session:
                 exit_code=None if exit_code is None else launched.guest_status(exit_code),
             ),
         )
+
+
+if sys.version_info >= (3, 12):
+    def _start_task(coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """Runs at once up to its first wait: a binding that answers without
+        waiting costs no trip through the event loop."""
+        return asyncio.Task(coro, loop=asyncio.get_running_loop(), eager_start=True)
+else:
+    def _start_task(coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        return asyncio.get_running_loop().create_task(coro)
 
 
 def _binding_error(call_id: int, exc: BaseException) -> Result:

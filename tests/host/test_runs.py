@@ -60,6 +60,30 @@ def test_sync_and_async_bindings(lang: str) -> None:
     assert seen_threads and seen_threads[0] != threading.main_thread().name
 
 
+def test_async_bindings_run_as_tasks_of_their_own() -> None:
+    """Whether a call's task starts eagerly (Python 3.12+) or not, a binding
+    runs in a task of its own: asyncio.timeout works, and context variables
+    it sets stay its own."""
+    import contextvars
+
+    seen: contextvars.ContextVar[int] = contextvars.ContextVar("seen", default=0)
+
+    async def quick() -> list[Any]:
+        async with asyncio.timeout(5):
+            before = seen.get()
+            seen.set(before + 1)
+            return [asyncio.current_task() is not None, before]
+
+    async def slow() -> int:
+        async with asyncio.timeout(5):
+            await asyncio.sleep(0.01)
+            return seen.get()
+
+    result = run("return [await quick(), await quick(), await slow()]",
+                 bindings=[quick, slow])
+    assert result.value == [[True, 0], [True, 0], 0], result.error
+
+
 def test_bindings_as_an_iterable_of_functions() -> None:
     def double(x: int) -> int:
         return 2 * x
