@@ -76,7 +76,11 @@ class RunCgroup:
     def peak_memory(self) -> int | None:
         name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
         try:
-            return int((self.dirs["memory"] / name).read_text())
+            fd = os.open(self.dirs["memory"] / name, os.O_RDONLY)
+            try:
+                return int(os.read(fd, 64))
+            finally:
+                os.close(fd)
         except (OSError, ValueError):
             return None
 

@@ -101,8 +101,9 @@ class SpawnStarter:
 
     cheap = False  # a run that finds no guest ready starts its own
 
-    def __init__(self, command_for: Callable[[str], GuestCommand], limits: Limits,
-                 profile: Sandbox) -> None:
+    def __init__(self, language: str, command_for: Callable[[str], GuestCommand],
+                 limits: Limits, profile: Sandbox) -> None:
+        self._language = language
         self._command_for = command_for
         self._limits = limits
         self._profile = profile
@@ -118,7 +119,7 @@ class SpawnStarter:
         return await _until_hello(launched, workdir, self._prepare)
 
     def _prepare(self, launched: Launched) -> None:
-        launched.limit_cgroup(self._limits)
+        launched.apply_limits(self._language, self._limits)
 
     def idle(self) -> None:
         pass
@@ -167,7 +168,7 @@ class ForkStarter:
 
     def _prepare(self, launched: Launched) -> None:
         self._zygote.locate(launched)
-        launched.limit_cgroup(self._limits)
+        launched.apply_limits("python", self._limits)
 
     def idle(self) -> None:
         self._zygote.stop_when_unused()

@@ -75,7 +75,7 @@ class Runtime:
                 return guest_command(language, workdir, limits, self._interpreters,
                                      self._env, warm=True)
 
-            spawn = SpawnStarter(command_for, limits, sandbox)
+            spawn = SpawnStarter(language, command_for, limits, sandbox)
             starter: Starter = spawn
             if language == "python" and self._pool_config.fork_server:
                 starter = ForkStarter(self._zygote(sandbox), limits, sandbox, spawn)

@@ -38,6 +38,7 @@ from pathlib import Path
 import cbor2
 
 import tether
+from tether.codec import RunLimits
 
 from . import cgroups
 from .guests import GuestCommand, apply_rlimits
@@ -170,6 +171,7 @@ class Launched:
     #: is the guest itself, which is also its PID namespace's init.
     forked: bool = False
     _cgroup_ceilings: tuple[int | None, int | None] | None = None
+    _rlimits: tuple[str, RunLimits] | None = None
 
     def kill(self) -> None:
         """SIGKILL to everything at once: bwrap's group and, by killing its
@@ -223,21 +225,20 @@ class Launched:
         return self.guest_pid
 
     def apply_limits(self, language: str, limits: Limits) -> None:
-        """The run's limits, just before its RUN: rlimits on the guest (the
-        program's processes inherit them) and the cgroup's ceilings."""
-        apply_rlimits(self.program_pid(), language, limits)
-        self.limit_cgroup(limits)
-
-    def limit_cgroup(self, limits: Limits) -> None:
-        """The cgroup's ceilings; a warm guest's are written while it waits
-        (files in /sys cost more than prlimit), and only rewritten for a run
-        whose limits differ."""
+        """The run's limits, before its RUN: rlimits on the guest (the
+        program's processes inherit them) and the cgroup's ceilings. A warm
+        guest's are set while it waits, and only rewritten for a run whose
+        limits differ."""
+        wanted = (language, limits.wire())
+        if self._rlimits != wanted:
+            apply_rlimits(self.program_pid(), language, limits)
+            self._rlimits = wanted
         ceilings = (limits.memory_bytes, limits.processes)
-        if self.cgroup is None or self._cgroup_ceilings == ceilings:
-            return
-        with contextlib.suppress(OSError):
-            self.cgroup.set_limits(memory_bytes=limits.memory_bytes, processes=limits.processes)
-            self._cgroup_ceilings = ceilings
+        if self.cgroup is not None and self._cgroup_ceilings != ceilings:
+            with contextlib.suppress(OSError):
+                self.cgroup.set_limits(memory_bytes=limits.memory_bytes,
+                                       processes=limits.processes)
+                self._cgroup_ceilings = ceilings
 
 
 async def launch(command: GuestCommand, workdir: str, limits: Limits, profile: Sandbox,

@@ -7,7 +7,7 @@ import os
 import time
 from typing import Any
 
-from tether import PoolConfig, Runtime, Status
+from tether import Limits, PoolConfig, Runtime, Status
 
 from .conftest import gone
 
@@ -49,6 +49,25 @@ def test_runs_take_guests_started_before_them(lang: str) -> None:
     assert all(listing == [] for listing, _ in runs)  # its own empty work directory
     assert len({id(guest) for _, guest in runs}) == 3  # one guest per run
     assert all(guest.child.exited.done() for _, guest in runs)
+
+
+def test_a_warm_guest_takes_the_limits_of_its_run(lang: str) -> None:
+    """Its rlimits were set for the pool's limits while it waited; a run
+    with other limits gets its own."""
+    source = {"python": "import resource\nreturn resource.getrlimit(resource.RLIMIT_NOFILE)[0]",
+              "javascript": "return Number(require('node:fs').readFileSync("
+                            "'/proc/self/limits', 'utf8').match(/Max open files +(\\d+)/)[1])"}[lang]
+
+    async def go() -> list[Any]:
+        async with Runtime(limits=Limits(open_files=200),
+                           pool=PoolConfig(size=2, prestart=(lang,))) as rt:
+            await asyncio.sleep(0.5)
+            first = await rt.run(source, language=lang)
+            await asyncio.sleep(0.5)
+            second = await rt.run(source, language=lang, limits=Limits(open_files=100))
+            return [first.value, second.value]
+
+    assert asyncio.run(go()) == [200, 100]
 
 
 def test_idle_guests_are_let_go() -> None:
