@@ -209,9 +209,10 @@ async def _load(runs: int, callers: int, pool: PoolConfig, sandbox: str) -> dict
 
 async def _floors() -> dict[str, float]:
     """What this machine allows at best: the round trip between an asyncio
-    process and a blocking one (a binding call can only cost more), and the
+    process and a blocking one (a binding call can only cost more), the
     first round trip to a freshly forked process after 60 ms asleep (a warm
-    guest's RUN pays it: the scheduler, not tether)."""
+    guest's RUN pays it: the scheduler, not tether), and how much slower the
+    same work runs right after a pause."""
     a, b = socket.socketpair()
     count = 2000
     pid = os.fork()
@@ -251,8 +252,21 @@ async def _floors() -> dict[str, float]:
         os.waitpid(pid, 0)
         a.close()
         b.close()
+    # The same small piece of work back to back and after 150 ms asleep (as a
+    # warm guest and the host are between an agent's steps): on a VM, caches
+    # and TLBs are cold again after a pause, and the first milliseconds of
+    # every process run several times slower.
+    hot, rested = [], []
+    for i in range(30):
+        if i >= 15:
+            time.sleep(0.15)
+        start = time.perf_counter()
+        compile(f"x = {i}\nprint(x)", "<bench>", "exec")
+        (rested if i >= 15 else hot).append(time.perf_counter() - start)
     return {"asyncio_round_trip_us": round_trip * 1e6,
-            "forked_wake_round_trip_us": statistics.median(wakes) * 1e6}
+            "forked_wake_round_trip_us": statistics.median(wakes) * 1e6,
+            "compile_hot_us": statistics.median(hot[5:]) * 1e6,
+            "compile_after_pause_us": statistics.median(rested) * 1e6}
 
 
 async def main() -> None:
@@ -278,7 +292,9 @@ async def main() -> None:
               f"p99 {load['p99_ms']:.1f} ms, peak host RSS {load['peak_host_rss_mb']:.0f} MB")
     print(f"\nfloors: asyncio <-> blocking round trip {floors['asyncio_round_trip_us']:.0f} us; "
           f"first round trip to a forked process after 60 ms asleep "
-          f"{floors['forked_wake_round_trip_us']:.0f} us")
+          f"{floors['forked_wake_round_trip_us']:.0f} us; compiling a two-line program "
+          f"{floors['compile_hot_us']:.0f} us back to back, "
+          f"{floors['compile_after_pause_us']:.0f} us after 150 ms asleep")
     report = {"python": platform.python_version(), "machine": platform.machine(), "rows": rows,
               "bursts": bursts, "load": loads, "floors": floors}
     (HERE / "results.json").write_text(json.dumps(report, indent=1) + "\n")

@@ -27,7 +27,7 @@ from .frames import (
     FrameDecoder,
     FrameType,
     _NeedData,
-    encode_frame,
+    frame_header,
 )
 from .messages import (
     ENVELOPE_DEPTH,
@@ -141,6 +141,12 @@ class Connection:
 
         ``payload``, when given, is ``encode_payload(message.to_wire())``
         already computed by the caller (to size a large value once)."""
+        header, payload = self.send_parts(message, payload)
+        return header + payload
+
+    def send_parts(self, message: Message, payload: bytes | None = None) -> tuple[bytes, bytes]:
+        """As :meth:`send`, but the frame's header and payload apart, to be
+        written one after the other (a large payload is then not copied)."""
         if self._failure is not None and not isinstance(message, Error):
             raise LocalProtocolError(
                 ErrorCode.INTERNAL_ERROR, "connection failed; only ERROR may be sent"
@@ -148,7 +154,7 @@ class Connection:
         self._transition(message, self.role, LocalProtocolError)
         if payload is None:
             payload = encode_payload(message.to_wire())
-        return encode_frame(message.TYPE, payload)
+        return frame_header(message.TYPE, len(payload)), payload
 
     def _transition(
         self, message: Message, sender: Role, error: type[ProtocolError]

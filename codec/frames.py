@@ -65,13 +65,19 @@ NEED_DATA: Final = _NeedData.NEED_DATA
 
 def encode_frame(frame_type: int, payload: bytes) -> bytes:
     """Header plus payload, ready to write."""
+    return frame_header(frame_type, len(payload)) + payload
+
+
+def frame_header(frame_type: int, length: int) -> bytes:
+    """The header of a frame whose payload is ``length`` bytes (to write a
+    large payload after it without copying the two together)."""
     if not 0 < frame_type <= 0xFF or (
         frame_type < EXTENSION_TYPES_START and frame_type not in _CORE_TYPES
     ):
         raise LocalProtocolError(ErrorCode.UNKNOWN_TYPE, f"no frame type 0x{frame_type:02x}")
-    if len(payload) > MAX_PAYLOAD_LENGTH:
-        raise LocalProtocolError(ErrorCode.FRAME_TOO_LARGE, f"payload of {len(payload)} bytes")
-    return HEADER_STRUCT.pack(MAGIC, VERSION, frame_type, 0, len(payload)) + payload
+    if length > MAX_PAYLOAD_LENGTH:
+        raise LocalProtocolError(ErrorCode.FRAME_TOO_LARGE, f"payload of {length} bytes")
+    return HEADER_STRUCT.pack(MAGIC, VERSION, frame_type, 0, length)
 
 
 def check_header(header: bytes, max_frame_bytes: int) -> tuple[int, int]:
@@ -144,7 +150,8 @@ class FrameDecoder:
         frame_type, length = self._pending
         if len(self._buf) - self._pos < length:
             return NEED_DATA
-        payload = bytes(self._buf[self._pos : self._pos + length])
+        with memoryview(self._buf) as view:  # one copy, not two
+            payload = bytes(view[self._pos : self._pos + length])
         self._pos += length
         self._pending = None
         return Frame(frame_type, payload)

@@ -57,6 +57,8 @@ DONE_ENVELOPE: Final = 7
 #: Bytes read from fd 3 at a time: below glibc malloc's mmap threshold, since
 #: a larger buffer costs an mmap and a munmap per read.
 RECV_SIZE: Final = 64 * 1024
+#: Payloads from this size on are written after their header, not copied to it.
+WRITE_APART: Final = 64 * 1024
 
 
 class BindingError(Exception):
@@ -82,7 +84,17 @@ class Channel:
 
     def send(self, message: Any, payload: bytes | None = None) -> None:
         with self._lock:
-            self.sock.sendall(self.conn.send(message, payload))
+            header, payload = self.conn.send_parts(message, payload)
+            if len(payload) < WRITE_APART:
+                self.sock.sendall(header + payload)
+                return
+            parts = [memoryview(header), memoryview(payload)]
+            while parts:  # a large payload goes out without a copy behind its header
+                sent = self.sock.sendmsg(parts)
+                while parts and sent >= len(parts[0]):
+                    sent -= len(parts.pop(0))
+                if parts:
+                    parts[0] = parts[0][sent:]
 
     def receive_blocking(self) -> Any:
         """The next message, reading as needed (before the loop runs)."""

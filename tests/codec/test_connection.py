@@ -235,3 +235,12 @@ def test_valid_frames_with_one_flipped_byte_never_crash(data: st.DataObject) -> 
             pass
     except ProtocolError:
         pass
+
+
+@given(st.text())
+def test_send_parts_is_send_with_the_header_apart(text: str) -> None:
+    message = Hello(implementation=text, languages=("python",))
+    header, payload = Connection(Role.GUEST).send_parts(message)
+    assert header + payload == Connection(Role.GUEST).send(message)
+    assert header + payload == encode_frame(FrameType.HELLO, payload)
+    assert len(header) == 10

@@ -42,6 +42,20 @@ def test_values_cross_both_ways(lang: str) -> None:
     assert result.value == value
 
 
+def test_large_values_cross_both_ways(lang: str) -> None:
+    """Frames far above the 64 KiB read and write sizes, in both directions
+    (the guest writes a large payload apart from its header)."""
+    value = {"text": "é" * 300_000, "bytes": bytes(range(256)) * 1_000, "n": list(range(5_000))}
+
+    def echo(v: Any) -> Any:
+        return v
+
+    source = pick(lang, python="v = await get()\nreturn [await echo(v), v]",
+                  javascript="const v = await get()\nreturn [await echo(v), v]")
+    result = run(source, language=lang, bindings={"echo": echo, "get": lambda: value})
+    assert result.value == [value, value]
+
+
 def test_sync_and_async_bindings(lang: str) -> None:
     async def greet(name: str, punctuation: str = ".") -> str:
         await asyncio.sleep(0)
