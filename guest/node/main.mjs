@@ -350,12 +350,12 @@ function warmUp() {
 function warmReads() {
   const name = `\0tether-warm-${process.pid}-${Math.random().toString(36).slice(2)}`;
   const server = net.createServer((peer) => {
-    peer.on('data', () => peer.destroy());
     peer.on('error', () => {});
+    peer.end('x');
   });
   server.on('error', () => {});
   server.listen(name, () => {
-    const client = net.connect(name, () => client.end('x'));
+    const client = net.connect({ path: name, onread: reads(() => client.destroy()) });
     client.on('error', () => {});
     client.on('close', () => server.close());
   });
@@ -376,10 +376,18 @@ function main() {
     warmUp();
     warmReads();
   }
-  const socket = new net.Socket({ fd: CHANNEL_FD, readable: true, writable: false });
-  socket.on('data', onData);
+  const socket = new net.Socket({ fd: CHANNEL_FD, readable: true, writable: false, onread: reads(onData) });
   socket.on('end', onEof);
   socket.on('error', onEof);
+}
+
+/**
+ * Reads straight into one buffer (`onread`), past Node's stream machinery:
+ * ~60 µs less a binding call. The buffer is reused, so each chunk is copied.
+ */
+function reads(callback) {
+  const buffer = Buffer.allocUnsafe(65536);
+  return { buffer, callback: (length) => { callback(Uint8Array.prototype.slice.call(buffer, 0, length)); } };
 }
 
 main();
