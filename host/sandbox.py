@@ -209,6 +209,11 @@ class Launched:
             self.cgroup.remove()
             self.cgroup = None
 
+    def detach_cgroup(self) -> cgroups.RunCgroup | None:
+        """Hand the run's cgroup over for removal elsewhere (after terminate)."""
+        cgroup, self.cgroup = self.cgroup, None
+        return cgroup
+
     def guest_status(self, code: int) -> int:
         """The guest's exit status from the reaped process's: bwrap exits
         128+N when the process it ran died of signal N."""

@@ -47,7 +47,7 @@ from .channel import Channel
 from .guests import GuestCommand, Interpreters, guest_command
 from .limits import Limits
 from .pool import ReadyGuest
-from .process import Child, remove_tree
+from .process import Child, in_thread, remove_tree
 from .result import OutputChunk, RunError, RunResult, RunStats, Status
 from .sandbox import Launched, Sandbox, cpu_seconds, launch
 
@@ -172,7 +172,7 @@ class Session:
             if child is not None:
                 if child.returncode is None:
                     await asyncio.shield(self._shut_down(ending))
-                self._release(workdir)
+                await self._release(workdir)
             elif cold_dir is not None and self._launched is None:
                 remove_tree(cold_dir)  # the spawn itself failed
 
@@ -180,14 +180,24 @@ class Session:
         try:
             await self._shut_down(ending)
         finally:
-            self._release(workdir)
+            await self._release(workdir)
 
-    def _release(self, workdir: str | None) -> None:
-        """Every host-side resource of the run (after its processes are gone)."""
+    async def _release(self, workdir: str | None) -> None:
+        """Every host-side resource of the run (after its processes are gone).
+        Removing the cgroup (which retries while a dying process leaves it)
+        and the work directory block, so they run in a worker thread."""
         assert self._launched is not None
+        cgroup = self._launched.detach_cgroup()
         self._launched.close()
-        if workdir is not None:
-            remove_tree(workdir)
+
+        def remove() -> None:
+            if cgroup is not None:
+                cgroup.remove()
+            if workdir is not None:
+                remove_tree(workdir)
+
+        if cgroup is not None or workdir is not None:
+            await in_thread(remove)
 
     def cancel(self) -> None:
         """End the run now with status ``cancelled`` (the runtime is closing)."""
