@@ -342,7 +342,7 @@ function warmUp() {
 }
 
 /**
- * The first read on a socket runs Node's stream code for the first time
+ * The first read on a socket runs Node's read path for the first time
  * (~1 ms cold): a pooled guest runs it once on a connection to itself over
  * an abstract Unix socket (no file, nothing on fd 3), closed at once. Any
  * other process that connects meanwhile only has its connection closed.
