@@ -46,14 +46,21 @@ export class ProtocolError extends Error {
 
 export function encodeFrame(type, payload) {
   const frame = new Uint8Array(HEADER_SIZE + payload.length);
-  const view = new DataView(frame.buffer);
-  frame.set(MAGIC, 0);
-  frame[2] = VERSION;
-  frame[3] = type;
-  view.setUint16(4, 0);
-  view.setUint32(6, payload.length);
+  frame.set(frameHeader(type, payload.length), 0);
   frame.set(payload, HEADER_SIZE);
   return frame;
+}
+
+/** The header alone, to write a large payload after it without a copy. */
+export function frameHeader(type, length) {
+  const header = new Uint8Array(HEADER_SIZE);
+  const view = new DataView(header.buffer);
+  header.set(MAGIC, 0);
+  header[2] = VERSION;
+  header[3] = type;
+  view.setUint16(4, 0);
+  view.setUint32(6, length);
+  return header;
 }
 
 /** Incremental decoder: push(bytes), then next() until it returns null. */

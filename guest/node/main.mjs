@@ -16,7 +16,7 @@ import vm from 'node:vm';
 import { createRequire } from 'node:module';
 import {
   CODES, TYPES, DEFAULT_MAX_DEPTH, Encoded, FrameDecoder, ProtocolError, decodeMessage,
-  encodeFrame, encodeMessage, encodePayload,
+  encodeFrame, encodeMessage, encodePayload, frameHeader,
 } from './codec.mjs';
 import { ValueModelError, fromWire, toWire } from './values.mjs';
 
@@ -25,6 +25,7 @@ const LANGUAGES = ['javascript', 'typescript'];
 const FILENAME = '<program>';
 const OUTPUT_CHUNK = 16 * 1024; // characters per OUTPUT frame
 const DONE_ENVELOPE = 7; // a1 65 "value": the bytes DONE adds around the value
+const WRITE_APART = 64 * 1024; // payloads from this size on are written after their header
 const VERSION = JSON.parse(fs.readFileSync(new URL('./package.json', import.meta.url))).version;
 
 /** A binding call that failed on the host: `type`, `message`, `code` as sent. */
@@ -248,10 +249,10 @@ function finish(done) {
   finishWith(encodeMessage(TYPES.DONE, done));
 }
 
-function finishWith(frame) {
+function finishWith(...parts) {
   if (state.phase === 'FINISHED') return;
   state.phase = 'FINISHED';
-  writeAll(frame);
+  for (const part of parts) writeAll(part);
   process.exit(0); // R-DONE-4: nothing of the program outlives DONE
 }
 
@@ -272,7 +273,8 @@ function finishWithValue(value) {
       message: `return value takes ${size} bytes, over the limit of ${maxBytes} (value_bytes)` } });
     return;
   }
-  finishWith(encodeFrame(TYPES.DONE, payload));
+  if (payload.length < WRITE_APART) finishWith(encodeFrame(TYPES.DONE, payload));
+  else finishWith(frameHeader(TYPES.DONE, payload.length), payload); // not copied behind it
 }
 
 function cancel(reason) {
