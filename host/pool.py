@@ -202,9 +202,7 @@ async def _until_hello(launched: Launched, workdir: str | None,
     except (GuestStartError, ProtocolError, TimeoutError, OSError, ValueError, IndexError,
             asyncio.CancelledError) as exc:
         await launched.terminate(0.1, kill_now=True)
-        launched.close()
-        if workdir is not None:
-            remove_tree(workdir)
+        await launched.release(workdir)
         if isinstance(exc, asyncio.CancelledError):
             raise
         raise GuestStartError(str(exc)) from exc
@@ -299,6 +297,4 @@ async def discard(guest: ReadyGuest) -> None:
     """Kill a guest that will not run (and release what it holds)."""
     with contextlib.suppress(Exception):
         await guest.launched.terminate(0.1, kill_now=True)
-    guest.launched.close()
-    if guest.workdir is not None:
-        remove_tree(guest.workdir)
+    await guest.launched.release(guest.workdir)

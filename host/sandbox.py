@@ -43,7 +43,7 @@ from tether.codec import RunLimits
 from . import cgroups
 from .guests import GuestCommand, apply_rlimits
 from .limits import Limits
-from .process import Child, in_thread, spawn
+from .process import Child, in_thread, remove_tree, spawn
 
 #: Where the bwrap binary is looked for (Debian package ``bubblewrap``).
 BWRAP_PATHS = ("/usr/bin/bwrap", "/usr/local/bin/bwrap")
@@ -209,10 +209,21 @@ class Launched:
             self.cgroup.remove()
             self.cgroup = None
 
-    def detach_cgroup(self) -> cgroups.RunCgroup | None:
-        """Hand the run's cgroup over for removal elsewhere (after terminate)."""
+    async def release(self, workdir: str | None = None) -> None:
+        """:meth:`close`, with the cgroup and ``workdir`` removed in a worker
+        thread: both block (a cgroup's rmdir retries while a dying process
+        leaves it), and the event loop serves other runs meanwhile."""
         cgroup, self.cgroup = self.cgroup, None
-        return cgroup
+        self.close()
+
+        def remove() -> None:
+            if cgroup is not None:
+                cgroup.remove()
+            if workdir is not None:
+                remove_tree(workdir)
+
+        if cgroup is not None or workdir is not None:
+            await in_thread(remove)
 
     def guest_status(self, code: int) -> int:
         """The guest's exit status from the reaped process's: bwrap exits

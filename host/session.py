@@ -47,7 +47,7 @@ from .channel import Channel
 from .guests import GuestCommand, Interpreters, guest_command
 from .limits import Limits
 from .pool import ReadyGuest
-from .process import Child, in_thread, remove_tree
+from .process import Child, remove_tree
 from .result import OutputChunk, RunError, RunResult, RunStats, Status
 from .sandbox import Launched, Sandbox, cpu_seconds, launch
 
@@ -183,21 +183,9 @@ class Session:
             await self._release(workdir)
 
     async def _release(self, workdir: str | None) -> None:
-        """Every host-side resource of the run (after its processes are gone).
-        Removing the cgroup (which retries while a dying process leaves it)
-        and the work directory block, so they run in a worker thread."""
+        """Every host-side resource of the run (after its processes are gone)."""
         assert self._launched is not None
-        cgroup = self._launched.detach_cgroup()
-        self._launched.close()
-
-        def remove() -> None:
-            if cgroup is not None:
-                cgroup.remove()
-            if workdir is not None:
-                remove_tree(workdir)
-
-        if cgroup is not None or workdir is not None:
-            await in_thread(remove)
+        await self._launched.release(workdir)
 
     def cancel(self) -> None:
         """End the run now with status ``cancelled`` (the runtime is closing)."""

@@ -224,13 +224,14 @@ class Zygote:
                     future.set_exception(ZygoteError("the template was stopped"))
             self._forks.clear()
             await launched.terminate(0.1, kill_now=True)
-            launched.close()
             for future in self._exits.values():
                 if not future.done():
                     future.set_result(-9)
-        if self._workdir is not None:
-            remove_tree(self._workdir)
-            self._workdir = None
+        workdir, self._workdir = self._workdir, None
+        if launched is not None:
+            await launched.release(workdir)
+        elif workdir is not None:
+            remove_tree(workdir)
 
 
 def _pid_of(pidfd: int) -> int:
