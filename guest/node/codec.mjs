@@ -6,7 +6,6 @@ import { cdeEncodeOptions, defaultEncodeOptions } from 'cbor2';
 import {
   writeBigInt, writeInt, writeNumber, writeString, writeUint8Array,
 } from 'cbor2/encoder';
-import { sortCoreDeterministic } from 'cbor2/sorts';
 import { Writer } from 'cbor2/writer';
 
 export const MAGIC = [0x54, 0x48];

@@ -87,17 +87,6 @@ def test_forked_guests_do_not_share_random_state() -> None:
     assert len(set(values)) == 3
 
 
-def test_the_rehearsal_takes_a_run_through_the_whole_guest_path() -> None:
-    from tether.codec import Call, Done, Hello, Output
-    from tether.guest.python import shim
-
-    stdout, stderr = sys.stdout, sys.stderr
-    seen = shim.rehearse()
-    assert (sys.stdout, sys.stderr) == (stdout, stderr)
-    assert [type(m) for m in seen] == [Hello, Call, Output, Done]
-    assert seen[-1].value == [1, {"a": 1.5, "b": None}]
-
-
 def test_a_forked_program_sees_nothing_of_the_rehearsal() -> None:
     program = ("import linecache, sys\n"
                "print('out')\n"
