@@ -16,8 +16,11 @@ import pytest
 from tether import Limits, PoolConfig, RunResult, Runtime
 
 #: Programs that start processes of their own put this in their argv, so the
-#: leak check can find every one of them.
-MARKER = "tether-test-marker"
+#: leak check can find every one of them. It names this test session, so
+#: suites running side by side (other checkouts) do not see each other's.
+MARKER = f"tether-test-marker-{os.getpid()}"
+#: This checkout's guests: other checkouts' guests are not this suite's leaks.
+_CHECKOUT = str(Path(__file__).resolve().parents[2])
 
 
 class _Shared:
@@ -151,7 +154,8 @@ def nothing_leaks() -> Iterator[None]:
     fds_before = set(os.listdir("/proc/self/fd"))
     dirs_before = set(Path(tempfile.gettempdir()).glob("tether-run-*"))
     yield
-    guests = _processes_with("guest/python/main.py") + _processes_with("guest/node/main.mjs")
+    guests = (_processes_with(f"{_CHECKOUT}/guest/python/main.py")
+              + _processes_with(f"{_CHECKOUT}/guest/node/main.mjs"))
     leaked_pids = [p for p in _processes_with(MARKER) + guests if alive(p)]
     assert not leaked_pids, "processes left behind:\n" + "\n".join(
         f"{p}: {_describe(p)}" for p in leaked_pids)
