@@ -50,6 +50,11 @@ class Limits:
     - ``processes``: processes and threads of the run (the cgroup's pids.max;
       without writable cgroups nothing bounds them: RLIMIT_NPROC counts all of
       the user's processes and root ignores it).
+    - ``disk_bytes``: under ``namespaces``, each place the program can write
+      (its work directory, ``/tmp``, ``/dev/shm``) is a private tmpfs of at
+      most this size, gone with the run; its pages are memory, so the memory
+      cgroup also counts them toward ``memory_bytes``. The ``process`` profile
+      writes to the host's disk: only ``file_bytes`` bounds it, per file.
     """
 
     timeout: float = 30.0
@@ -66,6 +71,7 @@ class Limits:
     open_files: int | None = 256
     file_bytes: int | None = 64 * MiB
     processes: int | None = 256
+    disk_bytes: int | None = 256 * MiB
 
     def __post_init__(self) -> None:
         for name in ("timeout", "kill_grace"):
@@ -75,6 +81,8 @@ class Limits:
             raise ValueError("Limits.call_timeout must be positive or None")
         if self.output_bytes < 0 or self.raw_output_bytes < 0:
             raise ValueError("output limits must not be negative")
+        if self.disk_bytes is not None and not self.disk_bytes > 0:
+            raise ValueError("Limits.disk_bytes must be positive or None")
         problem = self.wire().problem()
         if problem:
             raise ValueError(f"Limits: {problem}")

@@ -151,7 +151,8 @@ class ForkStarter:
         workdir = None if self._private else tempfile.mkdtemp(prefix="tether-run-")
         try:
             try:
-                launched = await self._zygote.fork(workdir, self._limits.raw_output_bytes)
+                launched = await self._zygote.fork(workdir, self._limits.raw_output_bytes,
+                                                   self._limits.disk_bytes)
             except BaseException:
                 if workdir is not None:
                     remove_tree(workdir)

@@ -59,16 +59,17 @@ class Runtime:
         self._interpreters = Interpreters(python=python or sys.executable, node=node)
         self._pool_config = pool or PoolConfig(size=0, fork_server=False)
         self.sandbox = resolve(sandbox)
-        self._pools: dict[tuple[str, int | None, Sandbox], GuestPool] = {}
+        self._pools: dict[tuple[str, int | None, int | None, Sandbox], GuestPool] = {}
         self._zygotes: dict[Sandbox, Zygote] = {}
         self._sessions: dict[Session, asyncio.Future[None]] = {}
         self._teardowns: set[asyncio.Task[None]] = set()
         self._closed = False
 
     def _pool(self, language: str, limits: Limits, sandbox: Sandbox) -> GuestPool:
-        # Node's heap limit is a start-up flag, so it is part of the pool's key.
+        # Node's heap limit is a start-up flag, and the size of a guest's
+        # writable mounts is fixed when they are made: both are in the key.
         memory = limits.memory_bytes if language != "python" else None
-        key = (language, memory, sandbox)
+        key = (language, memory, limits.disk_bytes, sandbox)
         pool = self._pools.get(key)
         if pool is None:
             def command_for(workdir: str) -> GuestCommand:

@@ -131,11 +131,15 @@ def _guest_binds() -> tuple[str, ...]:
 
 
 def bwrap_argv(argv: tuple[str, ...], env: dict[str, str], workdir: str,
-               info_fd: int, block_fd: int) -> tuple[str, ...]:
+               info_fd: int, block_fd: int, *, disk_bytes: int | None) -> tuple[str, ...]:
     """``argv`` wrapped in bwrap. The guest keeps the same paths inside, so
-    nothing in its command line changes."""
+    nothing in its command line changes. The only writable places are
+    private tmpfs mounts of at most ``disk_bytes`` each (the work directory,
+    /tmp, /dev/shm): the root, /dev and every bind are read-only, so nothing
+    a program writes reaches the host's disk or outlives the sandbox."""
     support = detect()
     assert support.bwrap is not None
+    size = [] if disk_bytes is None else ["--size", str(disk_bytes)]
     out = [support.bwrap,
            "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
            "--uid", str(SANDBOX_ID), "--gid", str(SANDBOX_ID),
@@ -144,15 +148,17 @@ def bwrap_argv(argv: tuple[str, ...], env: dict[str, str], workdir: str,
            "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
            "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
            "--ro-bind-try", "/etc/localtime", "/etc/localtime",
-           "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+           "--proc", "/proc", "--dev", "/dev",
+           *size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+           *size, "--tmpfs", "/tmp",
            "--info-fd", str(info_fd), "--block-fd", str(block_fd),
            "--clearenv"]
     for path in _guest_binds():
         out += ["--ro-bind", path, path]
-    out += ["--bind", workdir, workdir, "--chdir", workdir]
+    out += [*size, "--tmpfs", workdir, "--chdir", workdir]
     for key, value in env.items():
         out += ["--setenv", key, value]
-    return (*out, "--", *argv)
+    return (*out, "--remount-ro", "/", "--", *argv)
 
 
 @dataclass
@@ -270,7 +276,8 @@ async def launch(command: GuestCommand, workdir: str, limits: Limits, profile: S
     info_r, info_w = os.pipe()
     block_r, block_w = os.pipe()
     try:
-        child = spawn(bwrap_argv(command.argv, command.env, workdir, 4, 5), {},
+        child = spawn(bwrap_argv(command.argv, command.env, workdir, 4, 5,
+                                 disk_bytes=limits.disk_bytes), {},
                       raw_output_bytes=raw_output_bytes, extra_fds=((info_w, 4), (block_r, 5)),
                       channel_type=channel_type)
     except BaseException:

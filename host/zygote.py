@@ -131,10 +131,12 @@ class Zygote:
                 future.set_result(-9)
         self._launched.kill()
 
-    async def fork(self, workdir: str | None, raw_output_bytes: int) -> Launched:
+    async def fork(self, workdir: str | None, raw_output_bytes: int,
+                   disk_bytes: int | None) -> Launched:
         """A new guest: forked, not yet said HELLO. ``workdir`` is the host
         directory of a ``process``-profile run; under ``namespaces`` the run
-        gets a private tmpfs at the template's work directory instead."""
+        gets a private tmpfs at the template's work directory instead, and
+        private tmpfs mounts of at most ``disk_bytes`` are all it can write."""
         launched = await self._ensure_started()
         self._next_token = (self._next_token + 1) & 0xFFFFFFFF
         token = self._next_token
@@ -147,7 +149,8 @@ class Zygote:
         self._forks[token] = forked
         self._exits[token] = exited
         try:
-            request = REQUEST.pack(token) + (workdir or self._workdir or "").encode()
+            request = REQUEST.pack(token, disk_bytes or 0) + (
+                workdir or self._workdir or "").encode()
             socket.send_fds(launched.child.channel, [request],
                             [guest_end.fileno(), out_w, err_w])
         except OSError as exc:

@@ -3,15 +3,19 @@ but never runs a program; it forks one guest per run.
 
 Started by the host like a guest, with ``--zygote isolate|plain``; fd 3 is a
 SOCK_SEQPACKET control socket (not the tether protocol). Each request is one
-message: a run token (``<I``) and the run's work directory, carrying three
+message: a run token and the size bound of the run's writable mounts
+(``<IQ``, 0 for none) and the run's work directory, carrying three
 descriptors (the run's fd 3, stdout and stderr). Each reply is one message
 ``<cIi`` (kind, token, value): ``b"S"`` forked (the pid as this process sees
 it, and a pidfd for it attached), ``b"F"`` the fork failed (errno), ``b"X"``
 exited (the exit status, negative for a signal; the guest is reaped).
 
 ``isolate`` (inside the namespaces sandbox): every run gets its own user,
-PID, mount, network, IPC and UTS namespaces, a fresh tmpfs at its work
-directory, /tmp and /dev/shm, an empty /proc, and no capabilities, so runs
+PID, mount, network, IPC and UTS namespaces, a fresh tmpfs of bounded size
+at its work directory, /tmp and /dev/shm (the template's root and /dev are
+read-only, and stay so in the run's namespace: the kernel locks a mount's
+read-only flag in a less privileged namespace), an empty read-only /proc,
+and no capabilities, so runs
 forked from one template cannot see, signal or share anything with each
 other or with the template. The template clones the namespaces' init, which
 sets them up and forks the guest (so the program is not an init, whose
@@ -39,7 +43,7 @@ from typing import NoReturn
 
 from . import shim
 
-REQUEST = struct.Struct("<I")
+REQUEST = struct.Struct("<IQ")
 REPLY = struct.Struct("<cIi")
 _CONTROL_FD = 10  # fd 3 becomes each guest's channel
 
@@ -55,7 +59,7 @@ _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
 _PR_SET_NO_NEW_PRIVS = 38
 _CAP_VERSION_3 = 0x20080522
-_MS_NOSUID, _MS_NODEV = 0x2, 0x4
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV = 0x1, 0x2, 0x4
 
 _SYS_CLONE = {"x86_64": 56, "aarch64": 220}.get(os.uname().machine, -1)
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -104,10 +108,10 @@ class _Template:
         try:
             if len(message) <= REQUEST.size or len(fds) != 3:
                 raise OSError(0, "malformed request")
-            (token,) = REQUEST.unpack_from(message)
+            token, disk_bytes = REQUEST.unpack_from(message)
             workdir = message[REQUEST.size:].decode()
             keep = (self.control.fileno(), self.wake_r, self.wake_w)
-            pid = self.running[token] = _fork_guest(fds, workdir, self.isolate, keep)
+            pid = self.running[token] = _fork_guest(fds, workdir, disk_bytes, self.isolate, keep)
             pidfd = os.pidfd_open(pid)
             try:  # the host learns the pid as it sees it from the pidfd
                 socket.send_fds(self.control, [REPLY.pack(b"S", token, pid)], [pidfd])
@@ -137,7 +141,8 @@ class _Template:
             self.control.send(REPLY.pack(b"X", token, code))
 
 
-def _fork_guest(fds: list[int], workdir: str, isolate: bool, template_fds: tuple[int, ...]) -> int:
+def _fork_guest(fds: list[int], workdir: str, disk_bytes: int, isolate: bool,
+                template_fds: tuple[int, ...]) -> int:
     """Fork the run's first process: the guest itself (plain), or the init
     of the run's new namespaces, which forks the guest (isolate)."""
     pid = _clone_into_namespaces() if isolate else os.fork()
@@ -157,7 +162,7 @@ def _fork_guest(fds: list[int], workdir: str, isolate: bool, template_fds: tuple
             _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
             _become_guest(fds, workdir)
         _map_ids()
-        _private_mounts(workdir)
+        _private_mounts(workdir, disk_bytes)
         guest = os.fork()
         if guest == 0:
             os.setsid()
@@ -222,13 +227,17 @@ def _become_guest(fds: list[int], workdir: str) -> NoReturn:
     os._exit(0)
 
 
-def _private_mounts(workdir: str) -> None:
+def _private_mounts(workdir: str, disk_bytes: int) -> None:
+    """The run's only writable places, each a tmpfs of its own of at most
+    ``disk_bytes`` (0: unbounded), and an empty read-only /proc."""
     flags = _MS_NOSUID | _MS_NODEV
+    options = b"mode=0755" + (b",size=%d" % disk_bytes if disk_bytes else b"")
     for target in ("/tmp", "/dev/shm", "/proc", workdir):
         if target == workdir:  # it may have been under the /tmp just covered
             os.makedirs(workdir, exist_ok=True)
         if os.path.isdir(target):
-            _check(_libc.mount(b"tmpfs", target.encode(), b"tmpfs", flags, b"mode=0755"),
+            extra = _MS_RDONLY if target == "/proc" else 0
+            _check(_libc.mount(b"tmpfs", target.encode(), b"tmpfs", flags | extra, options),
                    f"mount tmpfs on {target}")
 
 

@@ -1,0 +1,256 @@
+"""Runs are independent (R-RUN-5): nothing one program writes is seen by
+another run, in sequence or at the same time, in every start mode; and what
+a run can write is bounded (``Limits.disk_bytes``).
+
+Under ``namespaces`` the first program looks for every place in its view of
+the filesystem where it can create a file and leaves one there; the second
+looks for each. Under ``process`` (not a boundary: the program writes to the
+host's disk) only the work directory is private, and that is what is checked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+import pytest
+
+from tether import Limits, PoolConfig, RunResult, Runtime, Status
+from tether.host.sandbox import detect
+
+from .conftest import pick, quick
+
+START_MODES = {
+    "forked": PoolConfig(size=1),
+    "spawned": PoolConfig(size=1, fork_server=False),
+    "cold": None,
+}
+PROFILES = ["namespaces", "process"]
+
+#: Leaves a file in every directory it can write to (under namespaces, in
+#: the whole view; under process, its own work directory), tells the host
+#: where, and waits until the host says the other run has looked.
+WRITE = {
+    "python": """
+import os
+everywhere = {everywhere}
+candidates = [os.getcwd()]
+if everywhere:
+    for root, dirs, _ in os.walk("/"):
+        dirs[:] = [d for d in dirs if root.count("/") < 3
+                   and os.path.join(root, d) not in ("/proc", "/sys", "/usr")]
+        candidates.append(root)
+written = []
+for directory in dict.fromkeys(candidates):
+    path = os.path.join(directory, "{marker}")
+    try:
+        with open(path, "w") as f:
+            f.write("left by another run")
+        written.append(path)
+    except OSError:
+        pass
+await wrote(written)
+return written
+""",
+    "javascript": """
+const fs = require('fs'), path = require('path')
+const candidates = [process.cwd()]
+const walk = (dir, depth) => {
+  candidates.push(dir)
+  if (depth >= 3) return
+  let entries = []
+  try { entries = fs.readdirSync(dir, { withFileTypes: true }) } catch { return }
+  for (const e of entries) {
+    const full = path.join(dir, e.name)
+    if (e.isDirectory() && !['/proc', '/sys', '/usr'].includes(full)) walk(full, depth + 1)
+  }
+}
+if ({everywhere}) walk('/', 0)
+const written = []
+for (const dir of new Set(candidates)) {
+  const file = path.join(dir, '{marker}')
+  try { fs.writeFileSync(file, 'left by another run'); written.push(file) } catch {}
+}
+await wrote(written)
+return written
+""",
+}
+
+#: Looks for the files the other run left, and lists its own work directory.
+LOOK = {
+    "python": """
+import os
+return [[p for p in await written() if os.path.exists(p)], os.listdir(".")]
+""",
+    "javascript": """
+const fs = require('fs')
+return [(await written()).filter((p) => fs.existsSync(p)), fs.readdirSync('.')]
+""",
+}
+
+
+def _runtime(profile: str, mode: str) -> Runtime:
+    return Runtime(sandbox=profile, pool=START_MODES[mode])
+
+
+def _skip_unless_available(profile: str) -> None:
+    if profile == "namespaces" and not detect().namespaces:
+        pytest.skip(detect().detail)
+
+
+async def _writer_and_looker(rt: Runtime, lang: str, marker: str,
+                             *, together: bool) -> tuple[RunResult, RunResult]:
+    paths: asyncio.Future[list[str]] = asyncio.get_running_loop().create_future()
+    looked = asyncio.Event()
+
+    async def wrote(found: list[str]) -> None:
+        paths.set_result(found)
+        if together:
+            await looked.wait()  # the files stay while the other run looks
+
+    async def written() -> list[str]:
+        found = await paths
+        return found
+
+    everywhere = "True" if rt.sandbox == "namespaces" else "False"
+    if lang == "javascript":
+        everywhere = everywhere.lower()
+    write = WRITE[lang].replace("{marker}", marker).replace("{everywhere}", everywhere)
+    limits = quick(timeout=30)
+
+    async def look() -> RunResult:
+        try:
+            return await rt.run(LOOK[lang], language=lang, bindings=[written], limits=limits)
+        finally:
+            looked.set()
+
+    if together:
+        first, second = await asyncio.gather(
+            rt.run(write, language=lang, bindings=[wrote], limits=limits), look())
+    else:
+        first = await rt.run(write, language=lang, bindings=[wrote], limits=limits)
+        second = await look()
+    return first, second
+
+
+@pytest.mark.parametrize("together", [False, True], ids=["in-sequence", "side-by-side"])
+@pytest.mark.parametrize("mode", list(START_MODES))
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.filterwarnings("ignore:tether. sandbox='process'")
+def test_nothing_a_run_writes_reaches_another_run(lang: str, profile: str, mode: str,
+                                                  together: bool) -> None:
+    _skip_unless_available(profile)
+    marker = f"tether-isolation-{os.getpid()}-{profile}-{mode}-{together}"
+
+    async def go() -> tuple[RunResult, RunResult]:
+        async with _runtime(profile, mode) as rt:
+            return await _writer_and_looker(rt, lang, marker, together=together)
+
+    first, second = asyncio.run(go())
+    assert first.status is Status.OK, first.error
+    assert second.status is Status.OK, second.error
+    written: list[str] = first.value
+    seen, listing = second.value
+    assert written, "the program could write nowhere, not even its work directory"
+    assert listing == []  # a work directory of its own
+    if profile == "namespaces" or not together:
+        # Under process a run going on beside it can read its files by their
+        # host path (the profile is not a boundary); once it is over they are gone.
+        assert seen == []
+    if profile == "namespaces":
+        # Only the run's own tmpfs mounts are writable: the work directory
+        # (which is under /tmp), /tmp and /dev/shm.
+        places = {os.path.dirname(p) for p in written}
+        cwd = os.path.dirname(written[0])
+        assert places <= {cwd, "/tmp", "/dev/shm"}, places
+    for path in written:  # nothing of it reached the host
+        if profile == "namespaces":
+            assert not os.path.exists(path)
+
+
+FILL = {
+    "python": """
+import os
+totals = {{}}
+for directory in (os.getcwd(), "/tmp", "/dev/shm"):
+    total, chunk = 0, b"x" * (4 << 20)
+    try:
+        with open(os.path.join(directory, "fill"), "wb") as f:
+            for _ in range({chunks}):
+                f.write(chunk)
+                f.flush()
+                total += len(chunk)
+        problem = None
+    except OSError as e:
+        problem = e.errno
+    totals[directory] = [total, problem]
+    try:
+        os.unlink(os.path.join(directory, "fill"))
+    except OSError:
+        pass
+return list(totals.values())
+""",
+    "javascript": """
+const fs = require('fs'), path = require('path')
+const out = []
+for (const dir of [process.cwd(), '/tmp', '/dev/shm']) {{
+  const file = path.join(dir, 'fill'), chunk = Buffer.alloc(4 << 20, 120)
+  let total = 0, problem = null
+  try {{
+    const fd = fs.openSync(file, 'w')
+    try {{ for (let i = 0; i < {chunks}; i++) {{ fs.writeSync(fd, chunk); total += chunk.length }} }}
+    finally {{ fs.closeSync(fd) }}
+  }} catch (e) {{ problem = e.code }}
+  try {{ fs.unlinkSync(file) }} catch {{}}
+  out.push([total, problem])
+}}
+return out
+""",
+}
+
+
+@pytest.mark.parametrize("mode", list(START_MODES))
+def test_disk_use_is_bounded_in_every_start_mode(lang: str, mode: str) -> None:
+    _skip_unless_available("namespaces")
+    disk = 24 << 20
+    source = FILL[lang].format(chunks=16)  # 64 MiB a place, more than the bound
+    limits = quick(disk_bytes=disk, file_bytes=None, timeout=30)
+
+    async def go() -> RunResult:
+        async with _runtime("namespaces", mode) as rt:
+            return await rt.run(source, language=lang, limits=limits)
+
+    result = asyncio.run(go())
+    assert result.status is Status.OK, result.error
+    for total, problem in result.value:
+        assert total <= disk
+        assert problem in (28, "ENOSPC")
+
+
+def test_disk_bytes_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="disk_bytes"):
+        Limits(disk_bytes=0)
+
+
+def _fill_once(lang: str) -> Any:
+    return pick(lang, python="open('f', 'wb').write(b'x' * (8 << 20))\nreturn 1",
+                javascript="require('fs').writeFileSync('f', Buffer.alloc(8 << 20))\nreturn 1")
+
+
+def test_runs_with_other_disk_bounds_get_guests_of_their_own(lang: str) -> None:
+    """The bound is fixed when a guest's mounts are made, so a pool never
+    hands a guest made for one bound to a run with another."""
+    _skip_unless_available("namespaces")
+
+    async def go() -> list[RunResult]:
+        async with Runtime(sandbox="namespaces", pool=PoolConfig(size=1)) as rt:
+            small = await rt.run(_fill_once(lang), language=lang,
+                                 limits=quick(disk_bytes=4 << 20))
+            large = await rt.run(_fill_once(lang), language=lang,
+                                 limits=quick(disk_bytes=16 << 20))
+            return [small, large]
+
+    small, large = asyncio.run(go())
+    assert small.status is Status.ERROR  # ENOSPC
+    assert (large.status, large.value) == (Status.OK, 1)
