@@ -39,25 +39,30 @@ from .messages import (
 from .state import TRANSITIONS, State
 from .values import (
     DEFAULT_MAX_DEPTH,
+    DEFAULT_VALUE_BYTES,
+    ENVELOPE_ITEMS,
     MAX_MAX_DEPTH,
     MIN_MAX_DEPTH,
     Value,
     ValueModelError,
     check_value,
+    count_items,
     decode_payload,
     encode_payload,
     to_wire,
     to_wire_plain,
+    value_items,
 )
 
 __all__ = [
-    "CONNECTION_CLOSED", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_FRAME_BYTES", "ENVELOPE_DEPTH",
-    "ENVELOPE_OVERHEAD", "HEADER_SIZE", "MAGIC", "MAX_CALL_ID", "MAX_MAX_DEPTH",
+    "CONNECTION_CLOSED", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_FRAME_BYTES", "DEFAULT_VALUE_BYTES",
+    "ENVELOPE_DEPTH", "ENVELOPE_ITEMS", "ENVELOPE_OVERHEAD", "HEADER_SIZE", "MAGIC",
+    "MAX_CALL_ID", "MAX_MAX_DEPTH",
     "MIN_MAX_DEPTH", "MIN_MAX_FRAME_BYTES", "NEED_DATA", "PROTOCOL_VERSION", "TRANSITIONS",
     "VERSION", "Binding", "Call", "CallError", "Cancel", "Connection", "ConnectionClosed",
     "Done", "Error", "ErrorCode", "Event", "Frame", "FrameDecoder", "FrameType", "Hello",
     "LocalProtocolError", "Message", "Output", "ProgramError", "ProtocolError", "Result",
     "RemoteProtocolError", "Role", "Run", "RunLimits", "State", "Stream", "Value",
-    "ValueModelError", "check_value", "decode_payload", "encode_frame", "encode_payload",
-    "to_wire", "to_wire_plain",
+    "ValueModelError", "check_value", "count_items", "decode_payload", "encode_frame",
+    "encode_payload", "to_wire", "to_wire_plain", "value_items",
 ]

@@ -42,7 +42,14 @@ from .messages import (
     Run,
 )
 from .state import TRANSITIONS, State
-from .values import DEFAULT_MAX_DEPTH, decode_payload, encode_payload
+from .values import (
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_VALUE_BYTES,
+    ENVELOPE_ITEMS,
+    decode_payload,
+    encode_payload,
+    value_items,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +66,10 @@ class Connection:
     """One end of a tether connection, playing ``role``.
 
     ``max_frame_bytes`` is the ceiling for frames *received* (checked at the
-    header); ``max_depth`` bounds the nesting of values received. Both are
-    replaced by the RUN's limits once RUN has crossed (R-LIMIT-2).
+    header); ``max_depth`` bounds the nesting of values received and
+    ``max_items`` the data items of a payload (R-CBOR-11; default: what the
+    default ``value_bytes`` allows). All three are replaced by the RUN's
+    limits once RUN has crossed (R-LIMIT-2).
     """
 
     def __init__(
@@ -69,11 +78,13 @@ class Connection:
         *,
         max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
         max_depth: int = DEFAULT_MAX_DEPTH,
+        max_items: int = value_items(DEFAULT_VALUE_BYTES) + ENVELOPE_ITEMS,
     ) -> None:
         self.role = role
         self.peer = Role.GUEST if role is Role.HOST else Role.HOST
         self.state = State.AWAIT_HELLO
         self.max_depth = max_depth
+        self.max_items = max_items
         self._decoder = FrameDecoder(max_frame_bytes)
         self._eof = False
         self._peer_done = False  # EOF seen at a frame boundary
@@ -103,6 +114,24 @@ class Connection:
     def receive_eof(self) -> None:
         self._eof = True
 
+    def ready_payload_size(self) -> int | None:
+        """The payload length of the next frame if it has arrived whole (so
+        that a caller can choose where to pay for decoding it), else None.
+        Extension frames before it are discarded here, as :meth:`next_event`
+        would (R-FRAME-7)."""
+        if self._failure is not None:
+            raise self._failure
+        try:
+            while (ready := self._decoder.ready_header()) is not None:
+                frame_type, length = ready
+                if frame_type < EXTENSION_TYPES_START:
+                    return length
+                self._decoder.next_frame()
+            return None
+        except RemoteProtocolError as exc:
+            self._failure = exc
+            raise
+
     def next_event(self) -> Event | _NeedData:
         if self._failure is not None:
             raise self._failure
@@ -129,7 +158,8 @@ class Connection:
                 continue  # no extension negotiated: discard (R-FRAME-7)
             frame_type = FrameType(frame.type)
             self.last_payload_size = len(frame.payload)
-            envelope = decode_payload(frame.payload, self.max_depth + ENVELOPE_DEPTH)
+            envelope = decode_payload(frame.payload, self.max_depth + ENVELOPE_DEPTH,
+                                      self.max_items)
             message = MESSAGE_TYPES[frame_type](envelope)
             self._transition(message, self.peer, RemoteProtocolError)
             return message
@@ -174,6 +204,7 @@ class Connection:
         if isinstance(message, Run):
             self._decoder.max_frame_bytes = message.limits.frame_bytes
             self.max_depth = message.limits.max_depth
+            self.max_items = value_items(message.limits.value_bytes) + ENVELOPE_ITEMS
         elif isinstance(message, Call):
             if message.id <= self._last_call_id:
                 raise error(

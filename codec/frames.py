@@ -140,6 +140,17 @@ class FrameDecoder:
             self._pos = 0
         self._buf += data
 
+    def ready_header(self) -> tuple[int, int] | None:
+        """``(type, payload length)`` of the next frame if all of it is buffered."""
+        if self._pending is None:
+            if len(self._buf) - self._pos < HEADER_SIZE:
+                return None
+            header = bytes(self._buf[self._pos : self._pos + HEADER_SIZE])
+            self._pending = check_header(header, self._max_frame_bytes)
+            self._pos += HEADER_SIZE
+        frame_type, length = self._pending
+        return (frame_type, length) if len(self._buf) - self._pos >= length else None
+
     def next_frame(self) -> Frame | _NeedData:
         if self._pending is None:
             if len(self._buf) - self._pos < HEADER_SIZE:

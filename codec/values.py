@@ -30,8 +30,58 @@ DEFAULT_MAX_DEPTH: Final = 64
 MIN_MAX_DEPTH: Final = 16
 #: Above this a recursive walk would approach CPython's recursion limit.
 MAX_MAX_DEPTH: Final = 512
+#: Largest encoded value, by default (spec §10).
+DEFAULT_VALUE_BYTES: Final = 8 * 1024 * 1024
 
 _BIGNUM_TAGS: Final = frozenset({2, 3})
+
+#: A value may hold one data item per this many bytes of ``value_bytes``
+#: (R-VAL-1): what decoding costs follows the items, not the bytes.
+BYTES_PER_ITEM: Final = 16
+MIN_VALUE_ITEMS: Final = 1024
+#: Data items a frame's envelope may add to its value's (R-CBOR-11).
+ENVELOPE_ITEMS: Final = 64
+
+
+def value_items(value_bytes: int) -> int:
+    """The most data items one value may hold (spec §10, ``value_items``)."""
+    return max(MIN_VALUE_ITEMS, value_bytes // BYTES_PER_ITEM)
+
+
+def count_items(payload: bytes, limit: int) -> int:
+    """How many data items ``payload`` holds, counting no further than
+    ``limit + 1``. A tag and its content count as one item. Only the heads
+    are read (string contents are skipped), nothing is built; a malformed
+    payload just ends the count (the decoder then says what is wrong)."""
+    end = len(payload)
+    pos = count = 0
+    remaining = 1  # items still to read
+    while remaining and pos < end:
+        initial = payload[pos]
+        major, info = initial >> 5, initial & 0x1F
+        if info < 24:
+            argument = info
+            pos += 1
+        elif info <= 27:
+            width = 1 << (info - 24)
+            argument = int.from_bytes(payload[pos + 1:pos + 1 + width], "big")
+            pos += 1 + width
+        else:
+            return count  # indefinite or reserved: malformed
+        remaining -= 1
+        if major == 6:
+            remaining += 1  # the tag's content is the item
+            continue
+        count += 1
+        if count > limit:
+            return count
+        if major in (2, 3):
+            pos += argument
+        elif major == 4:
+            remaining += argument
+        elif major == 5:
+            remaining += 2 * argument
+    return count
 
 
 class ValueModelError(TypeError):
@@ -88,8 +138,15 @@ def encode_payload(item: Mapping[str, Any], *, plain: bool | None = None) -> byt
     return cbor2.dumps(item, canonical=not plain)
 
 
-def decode_payload(payload: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
-    """Strictly decode one payload (R-CBOR-1..8); raise MALFORMED_PAYLOAD."""
+def decode_payload(payload: bytes, max_depth: int = DEFAULT_MAX_DEPTH,
+                   max_items: int | None = None) -> Any:
+    """Strictly decode one payload (R-CBOR-1..8, and R-CBOR-11 for
+    ``max_items``); raise MALFORMED_PAYLOAD. The items are counted before
+    anything is built, and only where the payload is long enough to hold
+    more than ``max_items`` (every item takes at least one byte)."""
+    if max_items is not None and len(payload) > max_items and \
+            count_items(payload, max_items) > max_items:
+        raise _malformed(f"more than {max_items} data items")
     try:
         item = cbor2.loads(
             payload,

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import inspect
 import keyword
 import re
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,13 +29,16 @@ class HostBinding:
     is_async: bool
     wire: WireBinding
 
-    async def invoke(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
-        """Await an async binding; run a sync one in a worker thread so the
-        event loop never blocks (a sync binding cannot be interrupted: on a
-        timeout or cancellation its thread finishes in the background)."""
+    async def invoke(self, args: list[Any], kwargs: dict[str, Any], threads: Executor) -> Any:
+        """Await an async binding; run a sync one in one of ``threads`` (with
+        the caller's context variables, as asyncio.to_thread) so the event
+        loop never blocks. A sync binding cannot be interrupted: on a timeout
+        or cancellation its thread finishes in the background."""
         if self.is_async:
             return await self.function(*args, **kwargs)
-        result = await asyncio.to_thread(self.function, *args, **kwargs)
+        context = contextvars.copy_context()
+        call = functools.partial(context.run, self.function, *args, **kwargs)
+        result = await asyncio.get_running_loop().run_in_executor(threads, call)
         if inspect.isawaitable(result):  # a sync function that returned a coroutine
             return await result
         return result

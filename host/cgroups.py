@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import time
 from dataclasses import dataclass
 from functools import cache
@@ -94,9 +95,51 @@ class RunCgroup:
         counts = dict(line.split(maxsplit=1) for line in lines if " " in line)
         return counts.get("oom_kill", "0").strip() not in ("0", "")
 
+    def ceiling_reached(self) -> bool:
+        """Whether the run's memory use ran into the group's ceiling."""
+        if self.out_of_memory():
+            return True
+        if self.version == 2:
+            try:
+                lines = (self.dirs["memory"] / "memory.events").read_text().splitlines()
+            except OSError:
+                return False
+            counts = dict(line.split(maxsplit=1) for line in lines if " " in line)
+            return counts.get("max", "0").strip() not in ("0", "")
+        try:
+            return int((self.dirs["memory"] / "memory.failcnt").read_text()) > 0
+        except (OSError, ValueError):
+            return False
+
+    def members(self) -> list[int]:
+        """The processes in the group now (as the host sees their pids)."""
+        try:
+            return [int(pid) for pid in (self.dirs["pids"] / "cgroup.procs").read_text().split()]
+        except (OSError, ValueError):
+            return []
+
+    def signal_members(self) -> bool:
+        """SIGKILL every process in the group once (whatever its session or
+        process group: a setsid()-ed escapee cannot leave its cgroup). True
+        if there was any."""
+        pids = self.members()
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        return bool(pids)
+
+    def kill_all(self) -> None:
+        """SIGKILL the group's processes until none is left (a process forking
+        meanwhile puts its child in the group too; pids.max bounds them)."""
+        for _ in range(500):
+            if not self.signal_members():
+                return
+            time.sleep(0.002)
+
     def remove(self) -> None:
-        """Remove the group(s); processes must be gone (a dying one may take
-        a moment to leave, hence the short retry)."""
+        """Kill what is left in the group, then remove the group(s) (a dying
+        process may take a moment to leave, hence the short retry)."""
+        self.kill_all()
         for directory in set(self.dirs.values()):
             for _ in range(50):
                 try:

@@ -1,5 +1,9 @@
 """The host's end of fd 3 on the event loop: reads feed a callback, writes
-never block (an outbox drains when the socket is writable again)."""
+never block (an outbox drains when the socket is writable again).
+
+One read per turn of the loop: a guest that keeps the socket full gets no
+more of the loop than any other reader, and its owner may pause reading
+(the guest then blocks on a full socket) while it works through a backlog."""
 
 from __future__ import annotations
 
@@ -28,30 +32,35 @@ class Channel:
         self._outbox = bytearray()
         self._reading = True
         self._closed = False
+        self._eof = False
         self.bytes_in = 0
         self.bytes_out = 0
         self._loop.add_reader(sock.fileno(), self.read_available)
 
-    def read_available(self) -> None:
-        """Read what the socket holds right now (also used to drain the
-        channel once the child has exited: a short read means it is empty)."""
+    def read_available(self, *, everything: bool = False) -> bool:
+        """Read once; with ``everything``, what the socket holds right now
+        (to drain the channel once the child has exited: a short read means
+        it is empty). True once nothing is left to read; False if reading
+        was paused first."""
         while self._reading:
             try:
                 data = self._sock.recv(READ_SIZE)
             except BlockingIOError:
-                return
+                return True
             except OSError:
                 data = b""
             if not data:
-                self._stop_reading()
+                self._eof = True
+                self.stop_reading()
                 self._on_eof()
-                return
+                return True
             self.bytes_in += len(data)
             if self._tap is not None:
                 self._tap("in", data)
             self._on_data(data)
-            if len(data) < READ_SIZE:
-                return  # drained: the reader is level-triggered, so more data calls again
+            if not everything or len(data) < READ_SIZE:
+                return len(data) < READ_SIZE  # level-triggered: more data calls again
+        return self._eof or self._closed
 
     def write(self, data: bytes) -> None:
         if self._closed:
@@ -84,16 +93,18 @@ class Channel:
             self._loop.remove_writer(self._sock.fileno())
 
     def stop_reading(self) -> None:
-        self._stop_reading()
-
-    def _stop_reading(self) -> None:
         if self._reading:
             self._reading = False
             self._loop.remove_reader(self._sock.fileno())
 
+    def resume_reading(self) -> None:
+        if not self._reading and not self._closed and not self._eof:
+            self._reading = True
+            self._loop.add_reader(self._sock.fileno(), self.read_available)
+
     def close(self) -> None:
         """Stop all I/O; the socket itself is closed by its owner."""
-        self._stop_reading()
+        self.stop_reading()
         if not self._closed:
             self._closed = True
             if self._outbox:

@@ -9,6 +9,7 @@ from typing import Any
 from tether.codec import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_FRAME_BYTES,
+    DEFAULT_VALUE_BYTES,
     RunLimits,
 )
 
@@ -62,7 +63,7 @@ class Limits:
     kill_grace: float = 0.5
     output_bytes: int = 1 * MiB
     raw_output_bytes: int = 64 * 1024
-    value_bytes: int = 8 * MiB
+    value_bytes: int = DEFAULT_VALUE_BYTES
     frame_bytes: int = DEFAULT_MAX_FRAME_BYTES
     max_depth: int = DEFAULT_MAX_DEPTH
     max_calls_in_flight: int = 64

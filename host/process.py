@@ -22,6 +22,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import threads
+
 #: Descriptors handed to posix_spawn are moved at least this high first, so
 #: that dup2 onto 0-3 never meets a source that is already 0-3.
 _FD_FLOOR = 10
@@ -291,11 +293,12 @@ def _on_exit(child: Child) -> None:
 
 
 async def in_thread(work: Callable[..., None], *args: Any) -> None:
-    """``work(*args)`` in a worker thread, so that the event loop serves other
+    """``work(*args)`` in one of tether's own worker threads (never the
+    application's or the bindings'), so that the event loop serves other
     runs meanwhile (joining a cgroup can take milliseconds: cgroup v1 waits
     for an RCU grace period). If the caller is cancelled, the thread is waited
     for before the cancellation goes on: cleanup never races it."""
-    job = asyncio.ensure_future(asyncio.to_thread(work, *args))
+    job = asyncio.get_running_loop().run_in_executor(threads.internal, work, *args)
     try:
         await asyncio.shield(job)
     except asyncio.CancelledError:

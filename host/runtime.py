@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import threading
 from collections.abc import Coroutine, Mapping
 from types import TracebackType
 from typing import Any
@@ -17,6 +18,7 @@ from .pool import ForkStarter, GuestPool, PoolConfig, SpawnStarter, Starter, dis
 from .result import RunResult
 from .sandbox import Sandbox, resolve
 from .session import Session
+from .threads import WorkerThreads
 from .zygote import Zygote
 
 #: Room is left in the default frame ceiling for RUN's bindings and limits.
@@ -29,12 +31,16 @@ class Runtime:
     ``limits`` are the defaults for every run; ``env`` adds variables to the
     guest's otherwise empty environment; ``python`` and ``node`` are the
     interpreters the guests run on (default: this Python, and ``node`` found
-    on PATH once). ``pool`` keeps guests started ahead of time (see
+    on PATH once). ``binding_threads`` is how many sync bindings may run at
+    once (each in a thread of the Runtime's own; more calls wait for one):
+    tether's own work never waits for them. ``pool`` keeps guests started ahead of time (see
     :class:`PoolConfig`; ``None`` starts every guest at its run). ``sandbox``
     is the isolation profile (:class:`Sandbox`): ``"namespaces"`` (bwrap;
     raises SandboxUnavailable where it cannot work), ``"process"`` (no
     boundary), or ``"auto"``, the default: namespaces where available, else
-    process with a RuntimeWarning; ``runtime.sandbox`` says which. Use it as an
+    process with a RuntimeWarning; ``runtime.sandbox`` says which. A Runtime
+    belongs to the event loop it is first used on; using it from another
+    raises RuntimeError. Use it as an
     async context manager, so that closing it stops the warm guests and ends
     runs still going (their result has status ``cancelled``)::
 
@@ -51,9 +57,15 @@ class Runtime:
         node: str | None = None,
         pool: PoolConfig | None = PoolConfig(),  # noqa: B008 - frozen, shared safely
         sandbox: Sandbox | str = Sandbox.AUTO,
+        binding_threads: int = 32,
     ) -> None:
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError("limits must be a tether.Limits")
+        if not isinstance(binding_threads, int) or binding_threads < 1:
+            raise ValueError("binding_threads must be a positive int")
+        self._binding_threads = WorkerThreads(binding_threads, "tether-binding")
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_lock = threading.Lock()
         self.limits = limits or Limits()
         self._env = dict(env or {})
         self._interpreters = Interpreters(python=python or sys.executable, node=node)
@@ -107,6 +119,7 @@ class Runtime:
         SandboxUnavailable for a sandbox this machine lacks, RuntimeError if
         the Runtime is closed before the run has its guest, and
         CancelledError if the calling task is cancelled (after cleaning up)."""
+        self._check_loop()
         if self._closed:
             raise RuntimeError("this Runtime is closed")
         if not isinstance(source, str):
@@ -132,7 +145,8 @@ class Runtime:
                 await discard(ready)
             raise RuntimeError("this Runtime is closed")
         session = Session(source, language, prepared, limits, interpreters=self._interpreters,
-                          env=self._env, sandbox=profile, ready=ready, defer=self._defer)
+                          env=self._env, sandbox=profile, ready=ready, defer=self._defer,
+                          binding_threads=self._binding_threads)
         ended = asyncio.get_running_loop().create_future()
         self._sessions[session] = ended
         try:
@@ -142,6 +156,19 @@ class Runtime:
             ended.set_result(None)
             pool.refill()  # after the run, so a new guest's start-up does not slow it
 
+    def _check_loop(self) -> None:
+        """Bind to the running loop on first use; refuse any other loop (the
+        Runtime's guests, futures and readers live on its first one, and a
+        wait from another loop would never end)."""
+        loop = asyncio.get_running_loop()
+        with self._loop_lock:
+            if self._loop is None:
+                self._loop = loop
+            elif self._loop is not loop:
+                raise RuntimeError(
+                    "this Runtime is used from a second event loop; a Runtime belongs to the "
+                    "loop it was first used on (make one Runtime per loop or thread)")
+
     def _defer(self, teardown: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(teardown)
         self._teardowns.add(task)
@@ -150,14 +177,19 @@ class Runtime:
     async def aclose(self) -> None:
         """Stop the warm guests, end every run still going (status
         ``cancelled``) and refuse new ones."""
+        self._check_loop()
         self._closed = True
         for session in self._sessions:
             session.cancel()
         await asyncio.gather(*self._sessions.values(),
                              *(pool.aclose() for pool in self._pools.values()))
         await asyncio.gather(*self._teardowns)
+        # Idle threads exit now; one stuck in a sync binding exits when its
+        # call returns (a daemon: it never holds the process up).
+        self._binding_threads.shutdown(wait=False, cancel_futures=True)
 
     async def __aenter__(self) -> Runtime:
+        self._check_loop()
         for language in self._pool_config.prestart:
             self._pool(language, self.limits, self.sandbox).refill()
         return self

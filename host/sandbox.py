@@ -181,11 +181,14 @@ class Launched:
 
     def kill(self) -> None:
         """SIGKILL to everything at once: bwrap's group and, by killing its
-        init, the whole PID namespace (a setsid()-ed escapee included)."""
+        init, the whole PID namespace, or every process in the run's cgroup
+        (a setsid()-ed escapee included)."""
         if self.init_pidfd >= 0:
             with contextlib.suppress(ProcessLookupError, OSError):
                 signal.pidfd_send_signal(self.init_pidfd, signal.SIGKILL)
         self.child.signal_group(signal.SIGKILL)
+        if self.cgroup is not None and not self.sandboxed:
+            self.cgroup.signal_members()
 
     async def terminate(self, grace: float, *, kill_now: bool = False) -> int:
         """SIGTERM (the group, and the guest inside bwrap), ``grace``, then
@@ -350,6 +353,20 @@ def cpu_seconds(pid: int) -> float | None:
     except (OSError, IndexError):
         return None
     return sum(int(f) for f in fields[11:15]) / _CLOCK_TICKS
+
+
+def memory_use(pid: int, *, peak: bool) -> int | None:
+    """``pid``'s peak address space (``peak``) or its data segment now, as
+    RLIMIT_AS and RLIMIT_DATA count them."""
+    field = b"VmPeak:" if peak else b"VmData:"
+    try:
+        with open(f"/proc/{pid}/status", "rb") as status:
+            for line in status:
+                if line.startswith(field):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 async def _readable(fd: int) -> None:

@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import signal
 import sys
 import tempfile
 from collections.abc import Callable, Coroutine, Mapping
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
 from tether.codec import (
     CONNECTION_CLOSED,
-    NEED_DATA,
     Call,
     CallError,
     Cancel,
@@ -28,6 +29,7 @@ from tether.codec import (
     Done,
     Error,
     ErrorCode,
+    Event,
     Hello,
     Message,
     Output,
@@ -44,12 +46,14 @@ from tether.codec import (
 
 from .bindings import HostBinding
 from .channel import Channel
-from .guests import GuestCommand, Interpreters, guest_command
+from .guests import NODE_MIN_DATA, GuestCommand, Interpreters, guest_command
 from .limits import Limits
 from .pool import ReadyGuest
 from .process import Child, remove_tree
+from .reader import Reader
 from .result import OutputChunk, RunError, RunResult, RunStats, Status
-from .sandbox import Launched, Sandbox, cpu_seconds, launch
+from .sandbox import Launched, Sandbox, cpu_seconds, launch, memory_use
+from .threads import WorkerThreads
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +71,9 @@ logger = logging.getLogger("tether")
 
 #: What V8 prints when --max-old-space-size is reached (the process then aborts).
 _HEAP_EXHAUSTED = ("JavaScript heap out of memory", "Reached heap limit")
+#: A guest that reports running out of memory is believed when it has used
+#: this much of its memory rlimit (what is left is smaller than most requests).
+_NEAR_THE_LIMIT = 0.9
 
 
 def _crash(message: str) -> Ending:
@@ -88,12 +95,14 @@ class Session:
         defer: Callable[[Coroutine[Any, Any, None]], None] | None = None,
         command: GuestCommand | None = None,
         wire_tap: Callable[[str, bytes], None] | None = None,
+        binding_threads: Executor | None = None,
     ) -> None:
         """``ready`` is a warm guest to adopt instead of starting one;
         ``defer`` takes the teardown after a DONE, to finish after run() returns
         (without it, run() returns only once everything is reaped).
         ``command`` replaces the language's guest and ``wire_tap`` sees every
-        byte on fd 3: both exist for the conformance runner and recorder."""
+        byte on fd 3: both exist for the conformance runner and recorder.
+        ``binding_threads`` runs sync bindings (default: a pool of this run's own)."""
         self.source = source
         self.language = language
         self.bindings = bindings
@@ -110,16 +119,28 @@ class Session:
         self._conn = Connection(Role.HOST, max_frame_bytes=limits.frame_bytes,
                                 max_depth=limits.max_depth)
         self._channel: Channel | None = None
+        self._reader: Reader | None = None
+        self._held: list[tuple[Message, bytes | None]] = []
         self._ending: asyncio.Future[Ending] | None = None
         self._calls: dict[int, asyncio.Task[None]] = {}
         self._call_count = 0
         self._chunks: list[OutputChunk] = []
         self._output_left = limits.output_bytes
         self._output_truncated = False
+        self._binding_threads = binding_threads or _own_binding_threads()
+        #: A KeyboardInterrupt or SystemExit a binding raised: the run ends,
+        #: and run() raises it once everything is cleaned up.
+        self._host_exit: BaseException | None = None
 
     # -- the run -----------------------------------------------------------
 
     async def run(self) -> RunResult:
+        result = await self._run()
+        if self._host_exit is not None:
+            raise self._host_exit
+        return result
+
+    async def _run(self) -> RunResult:
         loop = asyncio.get_running_loop()
         self._ending = loop.create_future()
         ready = self._ready
@@ -141,6 +162,9 @@ class Session:
             child = self._launched.child
             child.raw_stdout.limit = child.raw_stderr.limit = self.limits.raw_output_bytes
             self._channel = Channel(child.channel, self._on_data, self._on_eof, self._wire_tap)
+            self._reader = Reader(self._conn, self._channel, on_event=self._on_event,
+                                  on_error=self._on_read_error,
+                                  finished=lambda: self._finished, on_idle=self._send_held)
             if ready is not None:
                 try:
                     self._on_hello(ready.hello)
@@ -195,10 +219,13 @@ class Session:
         assert self._ending is not None
         waiting: set[asyncio.Future[Any]] = {self._ending, child.exited}
         await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-        if not self._ending.done():
-            # The guest exited: whatever it sent is already in the socket buffer.
-            assert self._channel is not None
-            self._channel.read_available()
+        # The guest exited: whatever it sent is already in the socket buffer.
+        assert self._channel is not None and self._reader is not None
+        while not self._ending.done():
+            drained = self._channel.read_available(everything=True)
+            await self._reader.settled()
+            if drained:
+                break
         if not self._ending.done() or self._ending.result().status is Status.CRASHED:
             # Ended without DONE: the exit status tells a crash from a limit.
             with contextlib.suppress(TimeoutError):
@@ -214,7 +241,8 @@ class Session:
                     return Ending(Status.LIMIT, RunError(
                         "LimitExceeded", "the program used up its CPU time"), limit="cpu_seconds")
                 child.drain_pipes()
-                if any(marker in child.raw_stderr.text() for marker in _HEAP_EXHAUSTED):
+                if code < 0 and any(marker in child.raw_stderr.text()
+                                    for marker in _HEAP_EXHAUSTED):  # V8 aborts at its heap limit
                     return Ending(Status.LIMIT, RunError(
                         "LimitExceeded", "the program ran out of memory"), limit="memory_bytes")
                 return _crash(f"the guest exited ({_describe_exit(code)}) before finishing")
@@ -252,35 +280,36 @@ class Session:
     # -- frames from the guest ---------------------------------------------
 
     def _on_data(self, data: bytes) -> None:
-        self._conn.receive_data(data)
-        self._process()
+        assert self._reader is not None
+        self._reader.feed(data)
 
     def _on_eof(self) -> None:
-        self._conn.receive_eof()
-        self._process()
+        assert self._reader is not None
+        self._reader.eof()
 
-    def _process(self) -> None:
-        try:
-            while not self._finished and (event := self._conn.next_event()) is not NEED_DATA:
-                if event is CONNECTION_CLOSED:
-                    self._finish(_crash("the guest closed its channel before finishing"))
-                elif isinstance(event, Hello):
-                    self._on_hello(event)
-                elif isinstance(event, Call):
-                    self._on_call(event)
-                elif isinstance(event, Output):
-                    self._on_output(event)
-                elif isinstance(event, Done):
-                    self._finish(self._on_done(event))
-                elif isinstance(event, Error):
-                    self._finish(Ending(Status.PROTOCOL_ERROR, RunError(
-                        "ProtocolError", f"the guest reported {event.code.name}: {event.message}")))
-        except RemoteProtocolError as exc:
-            self._protocol_failure(exc)
-        except Exception as exc:  # a bug of ours: end the run rather than hang it
-            logger.exception("tether: internal error while reading the guest's frames")
+    def _on_event(self, event: Event) -> None:
+        if event is CONNECTION_CLOSED:
+            self._finish(_crash("the guest closed its channel before finishing"))
+        elif isinstance(event, Hello):
+            self._on_hello(event)
+        elif isinstance(event, Call):
+            self._on_call(event)
+        elif isinstance(event, Output):
+            self._on_output(event)
+        elif isinstance(event, Done):
+            self._finish(self._on_done(event))
+        elif isinstance(event, Error):
             self._finish(Ending(Status.PROTOCOL_ERROR, RunError(
-                "InternalError", f"the host failed on the guest's frames: {exc!r}")))
+                "ProtocolError", f"the guest reported {event.code.name}: {event.message}")))
+
+    def _on_read_error(self, exc: Exception) -> None:
+        if isinstance(exc, RemoteProtocolError):
+            self._protocol_failure(exc)
+            return
+        # A bug of ours: end the run rather than hang it.
+        logger.error("tether: internal error while reading the guest's frames", exc_info=exc)
+        self._finish(Ending(Status.PROTOCOL_ERROR, RunError(
+            "InternalError", f"the host failed on the guest's frames: {exc!r}")))
 
     def _protocol_failure(self, exc: RemoteProtocolError) -> None:
         self._send(Error(exc.code, exc.message))  # R-ERR-1
@@ -321,9 +350,25 @@ class Session:
             return Ending(Status.LIMIT, error, limit="value_bytes", killed_after_done=True)
         out_of_memory = e.type == "MemoryError" or (  # Python; Node under RLIMIT_DATA:
             e.type == "RangeError" and "allocation failed" in e.message)
-        if out_of_memory and self.limits.memory_bytes is not None:
+        if out_of_memory and self._memory_exhausted():
             return Ending(Status.LIMIT, error, limit="memory_bytes", killed_after_done=True)
         return Ending(Status.ERROR, error, killed_after_done=True)
+
+    def _memory_exhausted(self) -> bool:
+        """Whether the host sees the run at its memory limit: the guest's
+        error alone is only its claim (a program can raise MemoryError, or
+        forge a DONE, at will)."""
+        limit = self.limits.memory_bytes
+        assert self._launched is not None
+        if limit is None:
+            return False
+        cgroup = self._launched.cgroup
+        if cgroup is not None and cgroup.ceiling_reached():
+            return True
+        # The rlimit the allocation ran into: address space (Python) or data (Node).
+        used = memory_use(self._launched.program_pid(), peak=self.language == "python")
+        floor = limit if self.language == "python" else max(limit, NODE_MIN_DATA)
+        return used is not None and used >= floor * _NEAR_THE_LIMIT
 
     # -- binding calls -----------------------------------------------------
 
@@ -359,26 +404,47 @@ class Session:
             self._calls.pop(call.id, None)
 
     async def _answer(self, call: Call, binding: HostBinding) -> None:
-        timeout = asyncio.timeout(self.limits.call_timeout) if self.limits.call_timeout else None
+        """Every outcome of a binding answers its call. A KeyboardInterrupt
+        or SystemExit (meant for the host process) also ends the run, and
+        reaches run()'s caller after the cleanup; a cancellation by the host
+        (the run is ending) is the only outcome that sends nothing."""
         payload = None
         try:
+            result, payload = await self._outcome(call, binding)
+        except asyncio.CancelledError as exc:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # the host cancels the call: the run is ending (R-TERM-3)
+            result = _binding_error(call.id, exc)  # the binding's own cancellation
+        except (KeyboardInterrupt, SystemExit) as exc:
+            self._send(Result(id=call.id, error=CallError(
+                ErrorCode.BINDING_ERROR, type(exc).__name__, "the host is stopping")))
+            self._host_exit = exc
+            self._finish(Ending(Status.CANCELLED, RunError(
+                "Cancelled", f"the host is stopping: {call.name}() raised "
+                             f"{type(exc).__name__}")))
+            return
+        except BaseException as exc:  # GeneratorExit, BaseException subclasses
+            result = _binding_error(call.id, exc)
+        self._send(result, payload)
+
+    async def _outcome(self, call: Call, binding: HostBinding) -> tuple[Result, bytes | None]:
+        timeout = asyncio.timeout(self.limits.call_timeout) if self.limits.call_timeout else None
+        try:
             if timeout is None:
-                value = await binding.invoke(call.args, call.kwargs)
+                value = await binding.invoke(call.args, call.kwargs, self._binding_threads)
             else:
                 async with timeout:
-                    value = await binding.invoke(call.args, call.kwargs)
+                    value = await binding.invoke(call.args, call.kwargs, self._binding_threads)
         except TimeoutError as exc:
             if timeout is None or not timeout.expired():  # the binding's own TimeoutError
-                result = _binding_error(call.id, exc)
-            else:
-                result = Result(id=call.id, error=CallError(
-                    ErrorCode.CALL_TIMEOUT, "CallTimeout",
-                    f"{call.name}() did not finish within {self.limits.call_timeout:g} s"))
+                return _binding_error(call.id, exc), None
+            return Result(id=call.id, error=CallError(
+                ErrorCode.CALL_TIMEOUT, "CallTimeout",
+                f"{call.name}() did not finish within {self.limits.call_timeout:g} s")), None
         except Exception as exc:  # the binding's failure is the program's data
-            result = _binding_error(call.id, exc)
-        else:
-            result, payload = self._result_for(call, value)
-        self._send(result, payload)
+            return _binding_error(call.id, exc), None
+        return self._result_for(call, value)
 
     def _result_for(self, call: Call, value: Any) -> tuple[Result, bytes | None]:
         """The RESULT for a binding's return value, and its payload when it is
@@ -389,6 +455,11 @@ class Session:
             return Result(id=call.id, error=CallError(
                 ErrorCode.INVALID_VALUE, "InvalidValue",
                 f"{call.name}() returned a value outside the value model: {exc}")), None
+        except Exception as exc:  # converting it ran the value's own code, which failed
+            return Result(id=call.id, error=CallError(
+                ErrorCode.INVALID_VALUE, "InvalidValue",
+                f"{call.name}() returned a value that cannot be converted: "
+                f"{type(exc).__name__}: {exc}")), None
         result = Result(id=call.id, value=wire)
         payload = encode_payload(result.to_wire(), plain=plain)  # {"id", "value"}: in order
         if len(payload) > self.limits.value_bytes and (  # else the value surely fits
@@ -402,11 +473,19 @@ class Session:
     def _send(self, message: Message, payload: bytes | None = None) -> None:
         if self._channel is None or (self._finished and not isinstance(message, Cancel | Error)):
             return
+        if self._reader is not None and self._reader.busy:
+            self._held.append((message, payload))  # the connection is in the decoding thread
+            return
         try:
             data = self._conn.send(message, payload)
         except ProtocolError:
             return  # e.g. RESULT racing the end of the run: nothing to say
         self._channel.write(data)
+
+    def _send_held(self) -> None:
+        held, self._held = self._held, []
+        for message, payload in held:
+            self._send(message, payload)
 
     # -- the result --------------------------------------------------------
 
@@ -446,6 +525,13 @@ if sys.version_info >= (3, 12):
 else:
     def _start_task(coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         return asyncio.get_running_loop().create_task(coro)
+
+
+@functools.cache
+def _own_binding_threads() -> WorkerThreads:
+    """Sync bindings of sessions made without a Runtime's pool (the
+    conformance runner): a pool of their own, never tether's."""
+    return WorkerThreads(8, "tether-binding")
 
 
 def _binding_error(call_id: int, exc: BaseException) -> Result:

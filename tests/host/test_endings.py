@@ -166,11 +166,19 @@ def test_return_value_with_a_cycle(lang: str) -> None:
 
 
 def test_memory_limit(lang: str) -> None:
-    source = pick(lang, python="x = bytearray(512 * 1024 * 1024)",
+    source = pick(lang, python="x = []\nwhile True:\n    x.append(bytearray(1 << 20))",
                   javascript="const a = []\nwhile (true) a.push(new Array(1e6).fill(1.5))")
     result = run(source, language=lang, limits=quick(memory_bytes=256 << 20, timeout=30))
     assert result.status is Status.LIMIT
     assert result.limit == "memory_bytes"
+
+
+def test_one_allocation_past_the_limit_is_the_program_s_error() -> None:
+    """It fails at once, before the run uses any memory: the host cannot
+    tell it from a program that raises MemoryError itself (test_hostile)."""
+    result = run("x = bytearray(512 * 1024 * 1024)", limits=quick(memory_bytes=256 << 20))
+    assert result.status is Status.ERROR
+    assert result.error is not None and result.error.type == "MemoryError"
 
 
 def test_cpu_limit(lang: str) -> None:

@@ -199,8 +199,9 @@ except RuntimeError:
     assert attack(source, limits=quick(processes=64)).value == ["stopped", True]
 
 
-def test_setsid_double_fork_escapee_ignoring_sigterm(lang: str) -> None:
-    source = pick(lang, python=f"""
+#: Leaves a process in a session of its own that ignores SIGTERM and has
+#: closed every descriptor it had from the run.
+ESCAPEE = {"python": f"""
 import os, signal, sys, time
 if os.fork() == 0:
     os.setsid()
@@ -213,14 +214,16 @@ if os.fork() == 0:
                  "time.sleep(120)", "{MARKER}"])
     os._exit(0)
 time.sleep(0.3)
-return "spawned"
-""", javascript=f"""
+""", "javascript": f"""
 const {{ spawn }} = require('child_process')
 const code = "process.on('SIGTERM', () => {{}}); setInterval(() => {{}}, 1000)"
 spawn(process.execPath, ['-e', code, '{MARKER}'], {{ detached: true, stdio: 'ignore' }}).unref()
 await new Promise((r) => setTimeout(r, 300))
-return 'spawned'
-""")
+"""}
+
+
+def test_setsid_double_fork_escapee_ignoring_sigterm(lang: str) -> None:
+    source = ESCAPEE[lang] + pick(lang, python="return 'spawned'", javascript="return 'spawned'")
     assert attack(source, language=lang).value == "spawned"
     assert no_marked_processes()
 

@@ -3,12 +3,13 @@ The rest of the host tests run under the default, namespaces where available."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import warnings
 
 import pytest
 
-from tether import Runtime, Sandbox, SandboxUnavailable, Status
+from tether import RunResult, Runtime, Sandbox, SandboxUnavailable, Status
 from tether.host import sandbox as sandbox_module
 
 from .conftest import SPIN, no_marked_processes, pick, quick, run
@@ -37,7 +38,7 @@ def test_timeout_kills_the_process_group(lang: str) -> None:
 
 
 def test_memory_limit(lang: str) -> None:
-    source = pick(lang, python="x = bytearray(512 * 1024 * 1024)",
+    source = pick(lang, python="x = []\nwhile True:\n    x.append(bytearray(1 << 20))",
                   javascript="const a = []\nwhile (true) a.push(new Array(1e6).fill(1.5))")
     result = process(source, language=lang, limits=quick(memory_bytes=256 << 20, timeout=30))
     assert (result.status, result.limit) == (Status.LIMIT, "memory_bytes")  # type: ignore[attr-defined]
@@ -53,3 +54,29 @@ def test_asking_for_namespaces_where_there_are_none_raises(monkeypatch: pytest.M
             warnings.catch_warnings():
         warnings.filterwarnings("ignore", "tether: sandbox='process' as root")
         assert Runtime(sandbox="auto").sandbox is Sandbox.PROCESS
+
+
+@pytest.mark.skipif(sandbox_module.cgroups.available().version is None,
+                    reason=sandbox_module.cgroups.available().detail)
+@pytest.mark.filterwarnings("ignore:tether. sandbox='process'")
+def test_a_setsid_escapee_dies_with_its_cgroup(lang: str) -> None:
+    """The profile's process-group kill misses a setsid()-ed descendant; the
+    run's cgroup holds it all the same, so it is killed, and the group removed."""
+    from .test_hostile import ESCAPEE
+
+    source = ESCAPEE[lang] + pick(
+        lang, python="return open('/proc/self/cgroup').read()",
+        javascript="return require('fs').readFileSync('/proc/self/cgroup', 'utf8')")
+
+    async def go() -> RunResult:
+        async with Runtime(sandbox="process") as rt:  # closing it finishes every teardown
+            return await rt.run(source, language=lang, limits=quick())
+
+    result = asyncio.run(go())
+    assert result.status is Status.OK, result.error
+    assert no_marked_processes()
+    groups = [line.split(":", 2) for line in result.value.splitlines()]
+    path = next(path for _, controllers, path in groups if "pids" in controllers.split(","))
+    root = sandbox_module.cgroups.ROOT
+    assert not (root / "pids" / path.lstrip("/")).exists()
+    assert not (root / path.lstrip("/")).exists()

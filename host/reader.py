@@ -1,0 +1,137 @@
+"""Reading a guest's frames without letting one run hold the event loop.
+
+Decoding is the one piece of the host's work whose cost the guest chooses,
+and every run shares the loop, so it is bounded three ways:
+
+- a payload may hold only so many data items (R-CBOR-11), counted before
+  anything is built;
+- a frame whose payload is larger than ``APART_BYTES`` is decoded in
+  tether's decoding thread. Decoding in C still holds the interpreter while
+  it runs, but the item bound keeps each stretch short and the loop runs
+  between them;
+- smaller payloads are decoded on the loop, at most ``TURN_BYTES`` of them
+  per turn; reading is paused until the backlog is worked off, so a guest
+  that floods blocks on its own full socket.
+
+While a frame is decoded in the thread, the connection belongs to that
+thread: the owner holds its own sends until :attr:`Reader.busy` turns false
+again (``on_idle``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Final
+
+from tether.codec import NEED_DATA, Connection, Event
+from tether.codec.frames import _NeedData
+
+from . import threads
+from .channel import Channel
+
+#: Larger payloads are decoded in the decoding thread.
+APART_BYTES: Final = 32 * 1024
+#: Payload bytes decoded on the loop in one turn.
+TURN_BYTES: Final = 64 * 1024
+
+#: One decoding thread for every run: big frames wait for each other, and
+#: the loop competes with one thread at most.
+decoding = threads.WorkerThreads(1, "tether-decode")
+
+
+class Reader:
+    """Feeds ``conn`` from ``channel`` and hands each event to ``on_event``;
+    a protocol violation or an error of ours goes to ``on_error``. Stops for
+    good once ``finished()`` is true."""
+
+    def __init__(
+        self,
+        conn: Connection,
+        channel: Channel,
+        *,
+        on_event: Callable[[Event], None],
+        on_error: Callable[[Exception], None],
+        finished: Callable[[], bool],
+        on_idle: Callable[[], None],
+    ) -> None:
+        self._conn = conn
+        self._channel = channel
+        self._on_event = on_event
+        self._on_error = on_error
+        self._finished = finished
+        self._on_idle = on_idle
+        self._loop = asyncio.get_running_loop()
+        self.busy = False  # a frame is being decoded in the decoding thread
+        self._later = False  # the rest of the backlog waits for the next turn
+        self._quiet = asyncio.Event()  # nothing buffered is left to process
+        self._quiet.set()
+
+    def feed(self, data: bytes) -> None:
+        self._conn.receive_data(data)
+        self.process()
+
+    def eof(self) -> None:
+        self._conn.receive_eof()
+        self.process()
+
+    async def settled(self) -> None:
+        """Until every frame received so far has been processed."""
+        await self._quiet.wait()
+
+    def process(self) -> None:
+        if self.busy or self._later:
+            return  # it goes on from there
+        budget = TURN_BYTES
+        try:
+            while not self._finished():
+                size = self._conn.ready_payload_size()
+                if size is not None and size > APART_BYTES:
+                    self._decode_apart()
+                    return
+                if size is not None and size > budget:
+                    self._next_turn()
+                    return
+                event = self._conn.next_event()
+                if event is NEED_DATA:
+                    break
+                budget -= size or 0
+                self._on_event(event)
+        except Exception as exc:  # RemoteProtocolError, or a bug of ours
+            self._on_error(exc)
+        self._quiet.set()
+        if not self._finished():
+            self._channel.resume_reading()
+
+    def _next_turn(self) -> None:
+        self._later = True
+        self._quiet.clear()
+        self._channel.stop_reading()
+        self._loop.call_soon(self._go_on)
+
+    def _go_on(self) -> None:
+        self._later = False
+        self.process()
+
+    def _decode_apart(self) -> None:
+        self.busy = True
+        self._quiet.clear()
+        self._channel.stop_reading()
+        job = self._loop.run_in_executor(decoding, self._conn.next_event)
+        job.add_done_callback(self._decoded)
+
+    def _decoded(self, job: asyncio.Future[Event | _NeedData]) -> None:
+        self.busy = False
+        if self._finished():
+            self._quiet.set()
+            return
+        try:
+            event = job.result()
+        except Exception as exc:
+            self._on_error(exc)
+            self._quiet.set()
+            return
+        if event is not NEED_DATA:
+            self._on_event(event)
+        self._on_idle()
+        self.process()
