@@ -49,6 +49,7 @@ from .values import (
     count_items,
     decode_payload,
     encode_payload,
+    exceeds_value_items,
     to_wire,
     to_wire_plain,
     value_items,
@@ -64,5 +65,5 @@ __all__ = [
     "LocalProtocolError", "Message", "Output", "ProgramError", "ProtocolError", "Result",
     "RemoteProtocolError", "Role", "Run", "RunLimits", "State", "Stream", "Value",
     "ValueModelError", "check_value", "count_items", "decode_payload", "encode_frame",
-    "encode_payload", "to_wire", "to_wire_plain", "value_items",
+    "encode_payload", "exceeds_value_items", "to_wire", "to_wire_plain", "value_items",
 ]

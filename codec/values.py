@@ -48,6 +48,14 @@ def value_items(value_bytes: int) -> int:
     return max(MIN_VALUE_ITEMS, value_bytes // BYTES_PER_ITEM)
 
 
+def exceeds_value_items(payload: bytes, value_bytes: int, envelope_items: int) -> bool:
+    """Whether the value encoded in ``payload``, inside ``envelope_items``
+    items of envelope (2 for ``{"value": v}``), holds more data items than
+    ``value_items(value_bytes)`` allows (R-VAL-1)."""
+    limit = value_items(value_bytes) + envelope_items
+    return len(payload) > limit and count_items(payload, limit) > limit
+
+
 def count_items(payload: bytes, limit: int) -> int:
     """How many data items ``payload`` holds, counting no further than
     ``limit + 1``. A tag and its content count as one item. Only the heads

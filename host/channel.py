@@ -14,6 +14,9 @@ from collections.abc import Callable
 #: Below glibc malloc's mmap threshold (128 KiB): a larger recv buffer costs an
 #: mmap and a munmap per read.
 READ_SIZE = 64 * 1024
+#: Unsent bytes past which the guest is not read until it reads: a guest that
+#: sends calls and never reads their results cannot grow the host's memory.
+OUTBOX_LIMIT = 4 * 1024 * 1024
 
 
 class Channel:
@@ -33,6 +36,7 @@ class Channel:
         self._reading = True
         self._closed = False
         self._eof = False
+        self._want_reading = True  # by the owner; a full outbox pauses reading too
         self.bytes_in = 0
         self.bytes_out = 0
         self._loop.add_reader(sock.fileno(), self.read_available)
@@ -80,6 +84,8 @@ class Channel:
         if sent < len(data):
             self._outbox += data[sent:]
             self._loop.add_writer(self._sock.fileno(), self._flush)
+        if len(self._outbox) > OUTBOX_LIMIT:
+            self.stop_reading()
 
     def _flush(self) -> None:
         try:
@@ -91,14 +97,23 @@ class Channel:
         del self._outbox[:sent]
         if not self._outbox:
             self._loop.remove_writer(self._sock.fileno())
+        if len(self._outbox) <= OUTBOX_LIMIT and self._want_reading:
+            self.resume_reading()
 
     def stop_reading(self) -> None:
         if self._reading:
             self._reading = False
             self._loop.remove_reader(self._sock.fileno())
 
+    def pause_reading(self) -> None:
+        """Stop reading until :meth:`resume_reading` (the owner's backlog)."""
+        self._want_reading = False
+        self.stop_reading()
+
     def resume_reading(self) -> None:
-        if not self._reading and not self._closed and not self._eof:
+        self._want_reading = True
+        if not self._reading and not self._closed and not self._eof \
+                and len(self._outbox) <= OUTBOX_LIMIT:
             self._reading = True
             self._loop.add_reader(self._sock.fileno(), self.read_available)
 

@@ -106,7 +106,7 @@ class Reader:
     def _next_turn(self) -> None:
         self._later = True
         self._quiet.clear()
-        self._channel.stop_reading()
+        self._channel.pause_reading()
         self._loop.call_soon(self._go_on)
 
     def _go_on(self) -> None:
@@ -116,7 +116,7 @@ class Reader:
     def _decode_apart(self) -> None:
         self.busy = True
         self._quiet.clear()
-        self._channel.stop_reading()
+        self._channel.pause_reading()
         job = self._loop.run_in_executor(decoding, self._conn.next_event)
         job.add_done_callback(self._decoded)
 

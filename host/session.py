@@ -41,7 +41,9 @@ from tether.codec import (
     State,
     ValueModelError,
     encode_payload,
+    exceeds_value_items,
     to_wire_plain,
+    value_items,
 )
 
 from .bindings import HostBinding
@@ -50,7 +52,7 @@ from .guests import NODE_MIN_DATA, GuestCommand, Interpreters, guest_command
 from .limits import Limits
 from .pool import ReadyGuest
 from .process import Child, remove_tree
-from .reader import Reader
+from .reader import Reader, decoding
 from .result import OutputChunk, RunError, RunResult, RunStats, Status
 from .sandbox import Launched, Sandbox, cpu_seconds, launch, memory_use
 from .threads import WorkerThreads
@@ -271,7 +273,7 @@ class Session:
         if self._ending is not None and not self._ending.done():
             self._ending.set_result(ending)
             if self._channel is not None:
-                self._channel.stop_reading()
+                self._channel.pause_reading()
 
     @property
     def _finished(self) -> bool:
@@ -387,7 +389,7 @@ class Session:
             refusal = CallError(ErrorCode.TOO_MANY_CALLS, "TooManyCalls",
                                 f"over max_calls_in_flight ({self.limits.max_calls_in_flight})")
         elif (self._conn.last_payload_size > self.limits.value_bytes  # else it surely fits
-              and _encoded_size([call.args, call.kwargs]) > self.limits.value_bytes):
+              and self._arguments_size(call) > self.limits.value_bytes):
             refusal = CallError(ErrorCode.VALUE_TOO_LARGE, "ValueTooLarge",
                                 f"arguments exceed {self.limits.value_bytes} bytes")
         if refusal is not None or binding is None:
@@ -396,6 +398,14 @@ class Session:
         task = _start_task(self._serve(call, binding))
         if not task.done():
             self._calls[call.id] = task
+
+    def _arguments_size(self, call: Call) -> int:
+        """The encoded size of ``[args, kwargs]``, from the CALL's payload
+        (deterministic, so the envelope's bytes are known) rather than by
+        encoding the arguments again."""
+        envelope = len(encode_payload(Call(id=call.id, name=call.name, args=[], kwargs={})
+                                      .to_wire()))
+        return self._conn.last_payload_size - envelope + 3  # 82, less the empty 80 and a0
 
     async def _serve(self, call: Call, binding: HostBinding) -> None:
         try:
@@ -444,6 +454,9 @@ class Session:
                 f"{call.name}() did not finish within {self.limits.call_timeout:g} s")), None
         except Exception as exc:  # the binding's failure is the program's data
             return _binding_error(call.id, exc), None
+        if _large(value):  # converting and encoding it would hold the loop
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(decoding, self._result_for, call, value)
         return self._result_for(call, value)
 
     def _result_for(self, call: Call, value: Any) -> tuple[Result, bytes | None]:
@@ -468,6 +481,11 @@ class Session:
             return Result(id=call.id, error=CallError(
                 ErrorCode.VALUE_TOO_LARGE, "ValueTooLarge",
                 f"{call.name}() returned more than {self.limits.value_bytes} bytes")), None
+        if exceeds_value_items(payload, self.limits.value_bytes, 4):  # map, id, its key, "value"
+            return Result(id=call.id, error=CallError(
+                ErrorCode.VALUE_TOO_LARGE, "ValueTooLarge",
+                f"{call.name}() returned more than {value_items(self.limits.value_bytes)} "
+                f"values (value_bytes / 16)")), None
         return result, payload
 
     def _send(self, message: Message, payload: bytes | None = None) -> None:
@@ -527,6 +545,21 @@ else:
         return asyncio.get_running_loop().create_task(coro)
 
 
+def _large(value: Any, budget: int = 4096) -> bool:
+    """Whether ``value`` holds more than ``budget`` items (looking at no more
+    than that many): a binding's result that large is converted and encoded
+    off the event loop."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict | list | tuple):
+            budget -= len(item) * (2 if isinstance(item, dict) else 1)
+            if budget < 0:
+                return True
+            stack.extend(item.values() if isinstance(item, dict) else item)
+    return False
+
+
 @functools.cache
 def _own_binding_threads() -> WorkerThreads:
     """Sync bindings of sessions made without a Runtime's pool (the
@@ -540,8 +573,6 @@ def _binding_error(call_id: int, exc: BaseException) -> Result:
     return Result(id=call_id, error=error)
 
 
-def _encoded_size(value: Any) -> int:
-    return len(encode_payload({"": value})) - 2  # minus the wrapping map's 2 bytes
 
 
 def _describe_exit(code: int) -> str:

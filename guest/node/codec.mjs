@@ -16,6 +16,52 @@ export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_MAX_DEPTH = 64;
 export const ENVELOPE_DEPTH = 2;
 export const MAX_CALL_ID = 2 ** 53 - 1;
+export const DEFAULT_VALUE_BYTES = 8 * 1024 * 1024;
+/** Data items a frame's envelope may add to its value's (R-CBOR-11). */
+export const ENVELOPE_ITEMS = 64;
+
+/** The most data items one value may hold (spec §10, `value_items`). */
+export function valueItems(valueBytes) {
+  return Math.max(1024, Math.floor(valueBytes / 16));
+}
+
+/**
+ * How many data items `bytes` holds, counting no further than `limit + 1`;
+ * a tag and its content count as one. Reads only the heads; a malformed
+ * payload just ends the count (the decoder then says what is wrong).
+ */
+export function countItems(bytes, limit) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let pos = 0;
+  let count = 0;
+  let remaining = 1;
+  while (remaining > 0 && pos < bytes.length) {
+    const initial = bytes[pos];
+    const major = initial >> 5;
+    const info = initial & 0x1f;
+    let argument;
+    if (info < 24) { argument = info; pos += 1; }
+    else if (info === 24) { argument = bytes[pos + 1]; pos += 2; }
+    else if (info === 25) { if (pos + 3 > bytes.length) return count; argument = view.getUint16(pos + 1); pos += 3; }
+    else if (info === 26) { if (pos + 5 > bytes.length) return count; argument = view.getUint32(pos + 1); pos += 5; }
+    else if (info === 27) { if (pos + 9 > bytes.length) return count; argument = Number(view.getBigUint64(pos + 1)); pos += 9; }
+    else return count; // indefinite or reserved: malformed
+    remaining -= 1;
+    if (major === 6) { remaining += 1; continue; } // the tag's content is the item
+    count += 1;
+    if (count > limit) return count;
+    if (major === 2 || major === 3) pos += argument;
+    else if (major === 4) remaining += argument;
+    else if (major === 5) remaining += 2 * argument;
+  }
+  return count;
+}
+
+/** Whether a value encoded in `payload` inside `envelopeItems` items of envelope holds too many (R-VAL-1). */
+export function exceedsValueItems(payload, valueBytes, envelopeItems) {
+  const limit = valueItems(valueBytes) + envelopeItems;
+  return payload.length > limit && countItems(payload, limit) > limit;
+}
 
 export const TYPES = Object.freeze({
   HELLO: 1, RUN: 2, CALL: 3, RESULT: 4, OUTPUT: 5, DONE: 6, CANCEL: 7, ERROR: 8,
@@ -146,7 +192,11 @@ const TEXT = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * one), but its set-up alone costs ~26 µs a payload on Node 20 (it copies
  * its ~40 options twice), which is most of a binding call's time.
  */
-export function decodePayload(payload, maxDepth = DEFAULT_MAX_DEPTH + ENVELOPE_DEPTH) {
+export function decodePayload(payload, maxDepth = DEFAULT_MAX_DEPTH + ENVELOPE_DEPTH,
+  maxItems = valueItems(DEFAULT_VALUE_BYTES) + ENVELOPE_ITEMS) {
+  if (payload.length > maxItems && countItems(payload, maxItems) > maxItems) {
+    throw new ProtocolError(CODES.MALFORMED_PAYLOAD, `more than ${maxItems} data items`);
+  }
   const reader = new Reader(payload);
   const value = reader.item(maxDepth);
   if (reader.pos !== payload.length) reader.fail('bytes after the item');
@@ -593,8 +643,9 @@ const PARSERS = {
 };
 
 /** Frame → {type, name, body}; raises ProtocolError (MALFORMED_PAYLOAD / INVALID_MESSAGE). */
-export function decodeMessage(frame, maxDepth = DEFAULT_MAX_DEPTH) {
-  const envelope = decodePayload(frame.payload, maxDepth + ENVELOPE_DEPTH);
+export function decodeMessage(frame, maxDepth = DEFAULT_MAX_DEPTH, valueBytes = DEFAULT_VALUE_BYTES) {
+  const envelope = decodePayload(frame.payload, maxDepth + ENVELOPE_DEPTH,
+    valueItems(valueBytes) + ENVELOPE_ITEMS);
   const fields = new Fields(envelope, TYPE_NAMES[frame.type]);
   const body = PARSERS[frame.type](fields);
   if (frame.type !== TYPES.ERROR) fields.done();

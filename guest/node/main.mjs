@@ -15,8 +15,9 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { createRequire } from 'node:module';
 import {
-  CODES, TYPES, DEFAULT_MAX_DEPTH, Encoded, FrameDecoder, ProtocolError, decodeMessage,
-  encodeFrame, encodeMessage, encodePayload, frameHeader,
+  CODES, TYPES, DEFAULT_MAX_DEPTH, DEFAULT_VALUE_BYTES, Encoded, FrameDecoder, ProtocolError,
+  decodeMessage, encodeFrame, encodeMessage, encodePayload, exceedsValueItems, frameHeader,
+  valueItems,
 } from './codec.mjs';
 import { ValueModelError, fromWire, toWire } from './values.mjs';
 
@@ -86,7 +87,8 @@ function onData(chunk) {
     state.decoder.push(chunk);
     for (let frame = state.decoder.next(); frame !== null; frame = state.decoder.next()) {
       if (frame.type >= 0x80) continue; // no extension negotiated (R-FRAME-7)
-      onMessage(decodeMessage(frame, state.limits?.max_depth ?? DEFAULT_MAX_DEPTH));
+      onMessage(decodeMessage(frame, state.limits?.max_depth ?? DEFAULT_MAX_DEPTH,
+        state.limits?.value_bytes ?? DEFAULT_VALUE_BYTES));
     }
   } catch (err) {
     fail(err instanceof ProtocolError ? err : new ProtocolError(CODES.INTERNAL_ERROR, err.message));
@@ -175,6 +177,9 @@ async function call(name, programArgs) {
   const size = args.bytes.length + 2; // as [args, kwargs], kwargs empty (a0)
   if (size > maxBytes) {
     throw new RangeError(`${name}() arguments take ${size} bytes, over the limit of ${maxBytes} (value_bytes)`);
+  }
+  if (exceedsValueItems(args.bytes, maxBytes, -2)) { // as [args, kwargs]: 2 items more
+    throw new RangeError(`${name}() arguments hold more than ${valueItems(maxBytes)} values (value_bytes / 16)`);
   }
   while (state.inFlight.size >= maxCalls) { // R-CALL-3: queue in the guest
     await new Promise((resolve) => state.waiting.push(resolve));
@@ -268,9 +273,13 @@ function finishWithValue(value) {
   }
   const payload = encodePayload(new Map([['value', wire]]));
   const size = payload.length - DONE_ENVELOPE; // encoded once: it is the slow part
-  if (size > maxBytes) {
-    finish({ error: { type: 'RangeError', traceback: '', code: CODES.VALUE_TOO_LARGE,
-      message: `return value takes ${size} bytes, over the limit of ${maxBytes} (value_bytes)` } });
+  let problem = null;
+  if (size > maxBytes) problem = `return value takes ${size} bytes, over the limit of ${maxBytes} (value_bytes)`;
+  else if (exceedsValueItems(payload, maxBytes, 2)) {
+    problem = `return value holds more than ${valueItems(maxBytes)} values (value_bytes / 16)`;
+  }
+  if (problem !== null) {
+    finish({ error: { type: 'RangeError', traceback: '', code: CODES.VALUE_TOO_LARGE, message: problem } });
     return;
   }
   if (payload.length < WRITE_APART) finishWith(encodeFrame(TYPES.DONE, payload));

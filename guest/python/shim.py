@@ -41,7 +41,9 @@ from tether.codec import (
     Value,
     ValueModelError,
     encode_payload,
+    exceeds_value_items,
     to_wire_plain,
+    value_items,
 )
 
 from .program import ProgramReturn, compile_program, describe, program_globals
@@ -215,10 +217,14 @@ def wire_arguments(name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
         except ValueModelError as exc:
             raise TypeError(f"{name}() argument {key!r}: {exc}") from None
         all_plain = False  # keys in the program's order, not the wire's
-    size = len(encode_payload({"": [wire_args, wire_kwargs]}, plain=all_plain)) - 2
+    payload = encode_payload({"": [wire_args, wire_kwargs]}, plain=all_plain)
+    size = len(payload) - 2
     if size > limits.value_bytes:
         raise ValueError(f"{name}() arguments take {size} bytes, over the limit of "
                          f"{limits.value_bytes} (value_bytes)")
+    if exceeds_value_items(payload, limits.value_bytes, 2):
+        raise ValueError(f"{name}() arguments hold more than "
+                         f"{value_items(limits.value_bytes)} values (value_bytes / 16)")
     return wire_args, wire_kwargs
 
 
@@ -343,13 +349,16 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
         return
     payload = encode_payload({"value": wire}, plain=plain)  # once: for the size and to send
     size = len(payload) - DONE_ENVELOPE
+    problem = None
     if size > run.limits.value_bytes:
+        problem = (f"return value takes {size} bytes, over the limit of "
+                   f"{run.limits.value_bytes} (value_bytes)")
+    elif exceeds_value_items(payload, run.limits.value_bytes, 2):
+        problem = (f"return value holds more than {value_items(run.limits.value_bytes)} "
+                   f"values (value_bytes / 16)")
+    if problem is not None:
         channel.send(Done(error=ProgramError(
-            type="ValueError",
-            message=f"return value takes {size} bytes, over the limit of "
-                    f"{run.limits.value_bytes} (value_bytes)",
-            code=ErrorCode.VALUE_TOO_LARGE,
-        )))
+            type="ValueError", message=problem, code=ErrorCode.VALUE_TOO_LARGE)))
         return
     channel.send(Done(value=wire), payload)
 
