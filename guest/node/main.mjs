@@ -240,9 +240,19 @@ function describe(err) {
   }
   const type = err.name || err.constructor?.name || 'Error';
   const header = `${type}: ${err.message}`;
-  const error = { type, message: String(err.message), traceback: [header, ...frames].join('\n') + '\n' };
+  const where = err instanceof SyntaxError && line !== undefined ? syntaxContext(stack, line) : [];
+  const traceback = [...where, header, ...frames].join('\n') + '\n';
+  const error = { type, message: String(err.message), traceback };
   if (line !== undefined) error.line = line;
   return error;
+}
+
+/** Where a syntax error is, as V8 shows it: `<program>:2`, the line, a caret. */
+function syntaxContext(stack, line) {
+  const shown = /^<program>:\d+\n(.*)\n(.*)\n/.exec(stack);
+  if (!shown) return [`<program>:${line}`];
+  const cut = line === 1 ? prefixLength : 0; // line 1 starts with the wrapper's prefix
+  return [`<program>:${line}`, shown[1].slice(cut), shown[2].slice(cut)];
 }
 
 function finish(done) {

@@ -66,6 +66,10 @@ class BindingError(Exception):
     (its exception class for a binding that raised), ``code`` is the
     tether call error code, ``message`` the host's text."""
 
+    # A name of the program's globals, as a builtin's: tracebacks show
+    # ``BindingError``, not the shim's module path.
+    __module__ = "builtins"
+
     def __init__(self, name: str, type: str, message: str, code: int) -> None:
         super().__init__(f"{type}: {message}" if message else type)
         self.binding = name
