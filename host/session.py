@@ -46,9 +46,10 @@ from .bindings import HostBinding
 from .channel import Channel
 from .guests import GuestCommand, Interpreters, guest_command
 from .limits import Limits
+from .output import CappedOutput
 from .pool import ReadyGuest
 from .process import Child, remove_tree
-from .result import OutputChunk, RunError, RunResult, RunStats, Status
+from .result import RunError, RunResult, RunStats, Status
 from .sandbox import Launched, Sandbox, cpu_seconds, launch
 
 
@@ -113,9 +114,7 @@ class Session:
         self._ending: asyncio.Future[Ending] | None = None
         self._calls: dict[int, asyncio.Task[None]] = {}
         self._call_count = 0
-        self._chunks: list[OutputChunk] = []
-        self._output_left = limits.output_bytes
-        self._output_truncated = False
+        self._output = CappedOutput(limits.output_bytes)
 
     # -- the run -----------------------------------------------------------
 
@@ -301,16 +300,7 @@ class Session:
         ))
 
     def _on_output(self, output: Output) -> None:
-        if self._output_left <= 0:
-            self._output_truncated = self._output_truncated or bool(output.text)
-            return
-        data = output.text.encode()
-        text = output.text
-        if len(data) > self._output_left:
-            text = data[: self._output_left].decode("utf-8", "ignore")
-            self._output_truncated = True
-        self._output_left -= len(data)
-        self._chunks.append(OutputChunk(output.stream.value, text))
+        self._output.add(output.stream.value, output.text)
 
     def _on_done(self, done: Done) -> Ending:
         if done.error is None:
@@ -419,7 +409,7 @@ class Session:
             status=ending.status,
             value=ending.value,
             error=ending.error,
-            chunks=tuple(self._chunks),
+            chunks=self._output.chunks(),
             limit=ending.limit,
             raw_stdout=child.raw_stdout.text(),
             raw_stderr=child.raw_stderr.text(),
@@ -431,7 +421,7 @@ class Session:
                 calls=self._call_count,
                 bytes_in=self._channel.bytes_in,
                 bytes_out=self._channel.bytes_out,
-                output_truncated=self._output_truncated,
+                output_truncated=self._output.truncated,
                 raw_output_truncated=child.raw_stdout.truncated or child.raw_stderr.truncated,
                 exit_code=None if exit_code is None else launched.guest_status(exit_code),
             ),

@@ -65,7 +65,6 @@ const state = {
   waiting: [], // calls queued beyond max_calls_in_flight
   limits: null,
   decoder: new FrameDecoder(),
-  outputBudget: 0,
 };
 
 function send(type, body) {
@@ -127,15 +126,15 @@ function onMessage({ type, name, body }) {
 // ---- output ------------------------------------------------------------------
 
 function output(stream, text) {
-  if (state.phase !== 'RUNNING' || state.outputBudget < 0) return; // R-OUTPUT-3
+  // All of it, past output_bytes too: the host keeps the end (R-OUTPUT-3).
+  if (state.phase !== 'RUNNING') return;
   const clean = text.toWellFormed(); // lone surrogates become U+FFFD (R-OUTPUT-2)
   let start = 0;
-  while (start < clean.length && state.outputBudget >= 0) {
+  while (start < clean.length) {
     let end = Math.min(start + OUTPUT_CHUNK, clean.length);
     const code = clean.charCodeAt(end - 1);
     if (end < clean.length && code >= 0xd800 && code <= 0xdbff) end += 1; // keep the pair
     const piece = clean.slice(start, end);
-    state.outputBudget -= Buffer.byteLength(piece);
     send(TYPES.OUTPUT, { stream, text: piece });
     start = end;
   }
@@ -300,7 +299,6 @@ function start(run) {
   }
   state.limits = run.limits;
   state.decoder.maxFrameBytes = run.limits.frame_bytes;
-  state.outputBudget = run.limits.output_bytes;
   state.phase = 'RUNNING';
   process.on('SIGXFSZ', () => {}); // past file_bytes a write fails with EFBIG instead
   captureOutput();

@@ -127,7 +127,6 @@ class OutputChannel:
         self._stream = Stream.STDOUT
         self._pending: list[str] = []
         self._pending_len = 0
-        self._budget = limits.output_bytes
         self._chunk = min(OUTPUT_CHUNK, limits.frame_bytes - ENVELOPE_OVERHEAD) // 4
         self._lock = threading.RLock()
 
@@ -152,10 +151,8 @@ class OutputChannel:
         self._pending.clear()
         self._pending_len = 0
         for start in range(0, len(text), self._chunk):
-            if self._budget < 0:
-                return  # past the cap: the host drops it anyway (R-OUTPUT-3)
+            # All of it, past output_bytes too: the host keeps the end (R-OUTPUT-3).
             chunk = _valid_unicode(text[start : start + self._chunk])
-            self._budget -= len(chunk.encode())
             self._channel.send(Output(self._stream, chunk))
 
 
