@@ -145,6 +145,9 @@ def _load_bindings(specs: Sequence[str]) -> dict[str, Callable[..., Any]]:
             obj: Any = getattr(importlib.import_module(module_name), attr)
         except (ImportError, AttributeError) as exc:
             _fail(f"--bindings {spec!r}: {exc}")
+        except Exception as exc:  # the module itself failed: say how, in one line
+            _fail(f"--bindings {spec!r}: importing {module_name} raised "
+                  f"{type(exc).__name__}: {exc}")
         if isinstance(obj, Mapping):
             bindings.update(obj)
         elif isinstance(obj, Iterable):

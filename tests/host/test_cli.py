@@ -110,6 +110,11 @@ def test_bindings_from_the_current_directory(tmp_path: Path) -> None:
                   cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "=> 42\n"
+    (tmp_path / "broken.py").write_text("B = 1 / 0\n")
+    broken = tether("run", "-", "--bindings", "broken:B", stdin="", cwd=tmp_path)
+    assert broken.returncode == 2
+    assert broken.stderr == ("tether: --bindings 'broken:B': importing broken raised "
+                             "ZeroDivisionError: division by zero\n")
 
 
 def test_limit_and_env_flags() -> None:
