@@ -1,11 +1,13 @@
 # The project's commands. Each sets up .venv (and the Node guest's packages)
-# on first use, so every target works on a fresh clone.
+# on first use, so every target works on a fresh clone. The demo needs only
+# the package; the others also the dev and docs extras.
 PY := .venv/bin/python
+PACKAGE := .venv/.package
 STAMP := .venv/.installed
 
 .PHONY: demo test lint docs bench setup vectors
 
-demo: $(STAMP)
+demo: $(PACKAGE)
 	$(PY) -m tether run examples/demo.py --bindings tether.demo:BINDINGS
 
 test: $(STAMP)
@@ -26,8 +28,12 @@ vectors: $(STAMP)
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml guest/node/package-lock.json
+$(PACKAGE): pyproject.toml
 	test -x $(PY) || python3 -m venv .venv
+	$(PY) -m pip install --quiet --disable-pip-version-check -e .
+	touch $(PACKAGE)
+
+$(STAMP): $(PACKAGE) guest/node/package-lock.json
 	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[dev,docs]"
 	npm ci --prefix guest/node --no-audit --no-fund --loglevel=error
 	touch $(STAMP)

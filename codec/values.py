@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import struct
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from typing import Any, Final, NoReturn, TypeAlias
 
 import cbor2
@@ -416,7 +416,7 @@ def _to_wire(value: object, path: str, depth_left: int, active: set[int]) -> Val
                 for key, item in value.items():
                     if not isinstance(key, str):
                         raise ValueModelError(
-                            path, f"map key {key!r} is a {type(key).__name__}, not a str"
+                            path, f"map key {key!r} is {_a(type(key).__name__)}, not a str"
                         )
                     text = _text(str.__str__(key), path)
                     out[text] = _to_wire(item, child_path(path, text), depth_left - 1, active)
@@ -437,4 +437,9 @@ def _to_wire(value: object, path: str, depth_left: int, active: set[int]) -> Val
         return _text(str.__str__(value), path)  # str() would call a subclass's __str__
     if isinstance(value, (bytes, bytearray, memoryview)):
         return bytes(value)
-    raise ValueModelError(path, f"{kind.__name__} is outside the value model")
+    hint = "; did you forget `await`?" if isinstance(value, Awaitable) else ""
+    raise ValueModelError(path, f"{kind.__name__} is outside the value model{hint}")
+
+
+def _a(noun: str) -> str:
+    return f"an {noun}" if noun[:1] in "aeiou" else f"a {noun}"

@@ -302,7 +302,7 @@ SCENARIOS: tuple[Scenario, ...] = (
              script=(g("HELLO", REPLAY_HELLO), h("RUN", "<any>"),
                      raw("guest", struct.pack(">2sBBHI", b"TH", 1, 5, 0, 2**32 - 1)),
                      h("ERROR", {"code": 4, "message": "<text>"}))),
-    Scenario("guest-output-cap", "Output past output_bytes is dropped; the run goes on",
+    Scenario("guest-output-cap", "Output past output_bytes loses its middle; the run goes on",
              ("R-OUTPUT-3",), kind="guest-script", limits={**LIMITS, "output_bytes": 5},
              script=(g("HELLO", REPLAY_HELLO), h("RUN", "<any>"),
                      g("OUTPUT", {"stream": "stdout", "text": "hello world"}),

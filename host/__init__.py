@@ -1,6 +1,7 @@
 """The asyncio host engine: spawns a guest per run and serves its calls."""
 
 from .bindings import HostBinding, prepare_bindings
+from .guests import GuestUnavailable
 from .limits import Limits
 from .pool import PoolConfig
 from .result import OutputChunk, RunError, RunResult, RunStats, Status
@@ -8,6 +9,7 @@ from .runtime import Runtime
 from .sandbox import Sandbox, SandboxUnavailable
 
 __all__ = [
-    "HostBinding", "Limits", "OutputChunk", "PoolConfig", "RunError", "RunResult", "RunStats",
+    "GuestUnavailable", "HostBinding", "Limits",
+    "OutputChunk", "PoolConfig", "RunError", "RunResult", "RunStats",
     "Runtime", "Sandbox", "SandboxUnavailable", "Status", "prepare_bindings",
 ]

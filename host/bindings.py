@@ -17,7 +17,11 @@ from tether.codec import Binding as WireBinding
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
-BindingsArg = Mapping[str, Callable[..., Any]] | Iterable[Callable[..., Any]] | None
+#: ``{"name": callable}`` or callables. The values are typed Any, not
+#: Callable[..., Any]: mypy joins functions of different signatures into
+#: ``builtins.function``, which is not Callable, so ``{"search": search,
+#: "add": add}`` would not type-check; prepare_bindings checks callability.
+BindingsArg = Mapping[str, Any] | Iterable[Any] | None
 
 
 @dataclass(frozen=True, slots=True)

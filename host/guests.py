@@ -54,8 +54,9 @@ class Interpreters:
             raise GuestUnavailable("JavaScript/TypeScript need Node.js >= 20 on PATH "
                                    "(or Runtime(node=...))")
         if not (GUEST_DIR / "node" / "node_modules" / "cbor2").is_dir():
-            raise GuestUnavailable(f"the Node guest's packages are not installed: run "
-                                   f"`npm ci --prefix {GUEST_DIR / 'node'}`")
+            raise GuestUnavailable(f"the Node guest's npm packages are missing from "
+                                   f"{GUEST_DIR / 'node'} (a wheel carries them; in a source "
+                                   f"checkout run `make setup`)")
         return str(Path(node).resolve())
 
 

@@ -29,8 +29,9 @@ class Limits:
 
     Bytes:
 
-    - ``output_bytes``: printed output kept (both streams, UTF-8); the rest is
-      dropped and ``stats.output_truncated`` is set.
+    - ``output_bytes``: printed output kept (both streams, UTF-8): past it
+      the first and the last half are kept, a line between them says how
+      much of the middle was dropped, and ``stats.output_truncated`` is set.
     - ``raw_output_bytes``: kept of the child's raw fd 1 and fd 2, each.
     - ``value_bytes``: largest encoded return value, argument set or result.
     - ``frame_bytes``: frame ceiling on fd 3.

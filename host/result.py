@@ -10,66 +10,80 @@ from tether.codec import Value
 
 
 class Status(enum.StrEnum):
-    OK = "ok"  # the program returned; ``value`` holds what
-    ERROR = "error"  # the program raised or did not compile
-    TIMEOUT = "timeout"  # the wall-clock limit passed
-    LIMIT = "limit"  # a resource or size limit ended it; ``limit`` names it
-    CRASHED = "crashed"  # the guest died or closed its channel early
-    PROTOCOL_ERROR = "protocol_error"  # the guest broke the wire protocol
-    CANCELLED = "cancelled"  # the runtime was closed while the run went on
+    """How a run ended: ``result.status``. A str, so ``result.status == "ok"`` works."""
+
+    OK = "ok"  #: the program returned; ``value`` holds what
+    ERROR = "error"  #: the program raised or did not compile
+    TIMEOUT = "timeout"  #: the wall-clock limit passed
+    LIMIT = "limit"  #: a resource or size limit ended it; ``limit`` names it
+    CRASHED = "crashed"  #: the guest died or closed its channel early
+    PROTOCOL_ERROR = "protocol_error"  #: the guest broke the wire protocol
+    CANCELLED = "cancelled"  #: the runtime was closed while the run went on
 
 
 @dataclass(frozen=True, slots=True)
 class RunError:
-    """Why a run did not end with a value: ready to show to a model.
+    """Why a run did not end with a value: ready to show to a model."""
 
-    ``type`` is the program's exception type (``ZeroDivisionError``) or, for
-    runs that ended otherwise, one of ``Timeout``, ``LimitExceeded``,
-    ``GuestCrashed``, ``ProtocolError``, ``Cancelled``. ``traceback`` shows only
-    the program's own lines; ``line`` is the 1-based line in the source.
-    """
-
+    #: The program's exception type (``ZeroDivisionError``) or, for runs that
+    #: ended otherwise, one of ``Timeout``, ``LimitExceeded``,
+    #: ``GuestCrashed``, ``ProtocolError``, ``Cancelled``.
     type: str
+    #: The exception's message, or what ended the run.
     message: str
+    #: The program's own frames only, with lines of its source, ending with
+    #: ``type: message``; empty when the run did not end in the program.
     traceback: str = ""
+    #: The 1-based line of the source that raised (or did not compile).
     line: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class OutputChunk:
-    stream: str  # "stdout" | "stderr"
-    text: str
+    """Text the program printed, on one stream, in the order written."""
+
+    stream: str  #: ``"stdout"`` or ``"stderr"``
+    text: str  #: what was printed
 
 
 @dataclass(frozen=True, slots=True)
 class RunStats:
-    wall_time: float = 0.0  # seconds from spawn to the end of the run
-    calls: int = 0  # binding calls the program made
-    bytes_in: int = 0  # bytes received on fd 3
-    bytes_out: int = 0  # bytes sent on fd 3
-    output_truncated: bool = False  # printed output went past output_bytes
-    raw_output_truncated: bool = False  # raw fd 1/2 output went past its cap
-    sandbox: str = "process"  # the isolation profile the run used
-    peak_memory_bytes: int | None = None  # of the whole process tree, where a cgroup measured it
-    cpu_seconds: float | None = None  # the guest's user + system CPU time (10 ms resolution)
-    #: The guest's exit status (-N: killed by signal N); None when the guest was
+    """What a run used: ``result.stats``."""
+
+    wall_time: float = 0.0  #: seconds from spawn to the end of the run
+    calls: int = 0  #: binding calls the program made
+    bytes_in: int = 0  #: bytes received on fd 3
+    bytes_out: int = 0  #: bytes sent on fd 3
+    #: Printed output went past ``Limits.output_bytes`` and its middle was dropped.
+    output_truncated: bool = False
+    raw_output_truncated: bool = False  #: raw fd 1/2 output went past its cap
+    sandbox: str = "process"  #: the isolation profile the run used
+    #: Of the whole process tree, where a cgroup measured it.
+    peak_memory_bytes: int | None = None
+    #: The guest's user + system CPU time (10 ms resolution).
+    cpu_seconds: float | None = None
+    #: The guest's exit status (-N for killed by signal N); None when the guest was
     #: killed right after DONE and is reaped after run() returned.
     exit_code: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class RunResult:
-    status: Status
-    value: Value = None
-    error: RunError | None = None
-    chunks: tuple[OutputChunk, ...] = ()
-    limit: str | None = None  # with status "limit": the Limits field that ended the run
-    raw_stdout: str = ""  # what the child wrote to fd 1 below print (crash messages)
-    raw_stderr: str = ""
-    stats: RunStats = field(default_factory=RunStats)
+    """How a run ended, whatever the program did: what ``Runtime.run`` returns."""
+
+    status: Status  #: how the run ended
+    value: Value = None  #: what the program returned, with status ``ok``
+    error: RunError | None = None  #: why there is no value, with every other status
+    chunks: tuple[OutputChunk, ...] = ()  #: the printed output, stream by stream
+    limit: str | None = None  #: with status ``limit``, the Limits field that ended the run
+    #: What the child wrote to fd 1 below print (crash messages).
+    raw_stdout: str = ""
+    raw_stderr: str = ""  #: what the child wrote to fd 2 below print
+    stats: RunStats = field(default_factory=RunStats)  #: what the run used
 
     @property
     def ok(self) -> bool:
+        """``status`` is ``ok``: the program returned ``value``."""
         return self.status is Status.OK
 
     @property
@@ -79,10 +93,12 @@ class RunResult:
 
     @property
     def stdout(self) -> str:
+        """What the program printed to standard output."""
         return "".join(c.text for c in self.chunks if c.stream == "stdout")
 
     @property
     def stderr(self) -> str:
+        """What the program printed to standard error."""
         return "".join(c.text for c in self.chunks if c.stream == "stderr")
 
     def to_dict(self) -> dict[str, Any]:

@@ -116,7 +116,8 @@ class Runtime:
     ) -> RunResult:
         """Run ``source`` and return how it ended. Never raises for what the
         program did; raises ValueError/TypeError for bad arguments,
-        SandboxUnavailable for a sandbox this machine lacks, RuntimeError if
+        SandboxUnavailable for a sandbox this machine lacks, GuestUnavailable
+        when the language's interpreter (Node.js) is missing, RuntimeError if
         the Runtime is closed before the run has its guest, and
         CancelledError if the calling task is cancelled (after cleaning up)."""
         self._check_loop()

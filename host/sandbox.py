@@ -52,9 +52,11 @@ SANDBOX_ID = 65534
 
 
 class Sandbox(enum.StrEnum):
-    PROCESS = "process"
-    NAMESPACES = "namespaces"
-    AUTO = "auto"  # namespaces where available, else process with a warning
+    """The isolation profile of a run (see the security model)."""
+
+    PROCESS = "process"  #: a child process with limits, and no security boundary
+    NAMESPACES = "namespaces"  #: bubblewrap, with user, PID, network... namespaces
+    AUTO = "auto"  #: namespaces where available, else process with a warning
 
 
 class SandboxUnavailable(RuntimeError):

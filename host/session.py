@@ -50,10 +50,11 @@ from .bindings import HostBinding
 from .channel import Channel
 from .guests import NODE_MIN_DATA, GuestCommand, Interpreters, guest_command
 from .limits import Limits
+from .output import CappedOutput
 from .pool import ReadyGuest
 from .process import Child, remove_tree
 from .reader import Reader, decoding
-from .result import OutputChunk, RunError, RunResult, RunStats, Status
+from .result import RunError, RunResult, RunStats, Status
 from .sandbox import Launched, Sandbox, cpu_seconds, launch, memory_use
 from .threads import WorkerThreads
 
@@ -126,9 +127,7 @@ class Session:
         self._ending: asyncio.Future[Ending] | None = None
         self._calls: dict[int, asyncio.Task[None]] = {}
         self._call_count = 0
-        self._chunks: list[OutputChunk] = []
-        self._output_left = limits.output_bytes
-        self._output_truncated = False
+        self._output = CappedOutput(limits.output_bytes)
         self._binding_threads = binding_threads or _own_binding_threads()
         #: A KeyboardInterrupt or SystemExit a binding raised: the run ends,
         #: and run() raises it once everything is cleaned up.
@@ -332,16 +331,7 @@ class Session:
         ))
 
     def _on_output(self, output: Output) -> None:
-        if self._output_left <= 0:
-            self._output_truncated = self._output_truncated or bool(output.text)
-            return
-        data = output.text.encode()
-        text = output.text
-        if len(data) > self._output_left:
-            text = data[: self._output_left].decode("utf-8", "ignore")
-            self._output_truncated = True
-        self._output_left -= len(data)
-        self._chunks.append(OutputChunk(output.stream.value, text))
+        self._output.add(output.stream.value, output.text)
 
     def _on_done(self, done: Done) -> Ending:
         if done.error is None:
@@ -516,7 +506,7 @@ class Session:
             status=ending.status,
             value=ending.value,
             error=ending.error,
-            chunks=tuple(self._chunks),
+            chunks=self._output.chunks(),
             limit=ending.limit,
             raw_stdout=child.raw_stdout.text(),
             raw_stderr=child.raw_stderr.text(),
@@ -528,7 +518,7 @@ class Session:
                 calls=self._call_count,
                 bytes_in=self._channel.bytes_in,
                 bytes_out=self._channel.bytes_out,
-                output_truncated=self._output_truncated,
+                output_truncated=self._output.truncated,
                 raw_output_truncated=child.raw_stdout.truncated or child.raw_stderr.truncated,
                 exit_code=None if exit_code is None else launched.guest_status(exit_code),
             ),
@@ -550,13 +540,16 @@ def _large(value: Any, budget: int = 4096) -> bool:
     than that many): a binding's result that large is converted and encoded
     off the event loop."""
     stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict | list | tuple):
-            budget -= len(item) * (2 if isinstance(item, dict) else 1)
-            if budget < 0:
-                return True
-            stack.extend(item.values() if isinstance(item, dict) else item)
+    try:
+        while stack:
+            item = stack.pop()
+            if isinstance(item, dict | list | tuple):
+                budget -= len(item) * (2 if isinstance(item, dict) else 1)
+                if budget < 0:
+                    return True
+                stack.extend(item.values() if isinstance(item, dict) else item)
+    except Exception:  # the value's own code failed: the conversion will say so
+        return False
     return False
 
 

@@ -5,39 +5,123 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import dataclasses
 import importlib
 import json
 import math
+import os
+import re
 import sys
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from . import __version__
 from .conformance import cli as conformance_cli
-from .host import Limits, RunResult, Runtime, Sandbox, SandboxUnavailable
+from .host import GuestUnavailable, Limits, RunResult, Runtime, Sandbox, SandboxUnavailable
 
 EXTENSIONS = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".ts": "typescript"}
+DESCRIPTION = ("Run one program written by a language model in a fresh child process, with "
+               "your functions available to it as async calls.")
+_DEFAULTS = Limits()
+_SIZE = re.compile(r"(\d+)\s*([KMG]i?B?)?", re.IGNORECASE)
+_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
 
 
 class UsageError(Exception):
-    pass
+    """A mistake in how tether was called (exit status 2)."""
+
+    def __init__(self, message: str, type_: str = "UsageError") -> None:
+        super().__init__(message)
+        self.type = type_
+
+
+def _size(text: str) -> int | None:
+    """Bytes, with an optional K/M/G suffix (binary: 1K = 1024), or "none"."""
+    if text.lower() in ("none", "unlimited"):
+        return None
+    match = _SIZE.fullmatch(text.strip())
+    if match is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size (e.g. 65536, 512K, 2G, none)")
+    return int(match[1]) * _UNITS[(match[2] or "")[:1].lower()]
+
+
+def _count(text: str) -> int | None:
+    if text.lower() in ("none", "unlimited"):
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number or none") from None
+
+
+def _human_size(n: int | None) -> str:
+    if n is None:
+        return "none"
+    for unit, factor in (("G", 1024**3), ("M", 1024**2), ("K", 1024)):
+        if n >= factor and n % factor == 0:
+            return f"{n // factor}{unit}"
+    return str(n)
+
+
+#: Limits the command line sets: flag, Limits field, parser, help.
+_LIMIT_FLAGS: tuple[tuple[str, str, Callable[[str], Any], str], ...] = (
+    ("--timeout", "timeout", float, "wall-clock limit for the run, in seconds"),
+    ("--call-timeout", "call_timeout", float, "limit for one binding call, in seconds"),
+    ("--memory", "memory_bytes", _size, "memory of the guest (e.g. 512M; none: unlimited)"),
+    ("--cpu-seconds", "cpu_seconds", _count, "CPU seconds of the guest"),
+    ("--output-bytes", "output_bytes", _size, "printed output kept (head and tail)"),
+    ("--value-bytes", "value_bytes", _size, "largest return value, argument set or result"),
+    ("--open-files", "open_files", _count, "open file descriptors"),
+    ("--file-bytes", "file_bytes", _size, "largest file the program writes"),
+    ("--processes", "processes", _count, "processes and threads of the run"),
+)
+
+
+_METAVARS: dict[Callable[[str], Any], str] = {float: "SECONDS", _size: "BYTES", _count: "N"}
+
+
+def _default_text(field: str) -> str:
+    value = getattr(_DEFAULTS, field)
+    if field == "timeout":
+        return f"{value:g}"
+    if field == "cpu_seconds" and value is None:
+        return "timeout + 1"
+    if field.endswith("_bytes"):
+        return _human_size(value)
+    return "none" if value is None else str(value)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tether", description=__doc__)
+    parser = argparse.ArgumentParser(prog="tether", description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"tether {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("run", help="run one program and print what it printed and returned")
+    run = commands.add_parser(
+        "run", help="run one program and print what it printed and returned",
+        description="Run one program and print what it printed, then => and the value it "
+        "returned. Exit status: 0 if it returned, 1 if it ended otherwise (an error, a "
+        "timeout, a limit...), 2 if tether could not run it.")
     run.add_argument("path", help="the program's file, or - for standard input")
     run.add_argument("--lang", choices=sorted(set(EXTENSIONS.values())),
-                     help="the program's language (default: from the file's extension)")
+                     help="the program's language (default: from the file's extension; "
+                     "python for standard input)")
     run.add_argument("--bindings", action="append", default=[], metavar="MODULE:ATTR",
-                     help="a mapping of name to callable, or an iterable of callables; repeatable")
-    run.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                     help="wall-clock limit (default: %(default)s, i.e. the Limits default)")
+                     help="a mapping of name to callable, or an iterable of callables, "
+                     "imported with the current directory on the path; repeatable")
+    run.add_argument("--env", action="append", default=[], metavar="NAME[=VALUE]",
+                     help="a variable for the program's otherwise empty environment "
+                     "(NAME alone: this shell's value); repeatable")
+    run.add_argument("--sandbox", choices=[s.value for s in Sandbox], default="auto",
+                     help="isolation profile (default: auto = namespaces where available, "
+                     "else process with a warning)")
     run.add_argument("--json", action="store_true",
                      help="print exactly one JSON object describing the result")
-    run.add_argument("--sandbox", choices=[s.value for s in Sandbox], default="auto",
-                     help="isolation profile (default: auto = namespaces where available)")
+    limits = run.add_argument_group("limits")
+    for flag, field, kind, text in _LIMIT_FLAGS:
+        limits.add_argument(flag, dest=field, type=kind, default=argparse.SUPPRESS,
+                            metavar=_METAVARS[kind],
+                            help=f"{text} (default: {_default_text(field)})")
     doctor = commands.add_parser("doctor", help="what isolation this machine offers, and what "
                                  "each profile costs to start")
     doctor.add_argument("--repeat", type=int, default=5, help="cold starts to time per profile")
@@ -45,12 +129,14 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _fail(message: str) -> NoReturn:
-    raise UsageError(message)
+def _fail(message: str, type_: str = "UsageError") -> NoReturn:
+    raise UsageError(message, type_)
 
 
 def _load_bindings(specs: Sequence[str]) -> dict[str, Callable[..., Any]]:
     bindings: dict[str, Callable[..., Any]] = {}
+    if specs and os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())  # as `python -m` does: a module next to the program
     for spec in specs:
         module_name, _, attr = spec.partition(":")
         if not module_name or not attr:
@@ -59,6 +145,9 @@ def _load_bindings(specs: Sequence[str]) -> dict[str, Callable[..., Any]]:
             obj: Any = getattr(importlib.import_module(module_name), attr)
         except (ImportError, AttributeError) as exc:
             _fail(f"--bindings {spec!r}: {exc}")
+        except Exception as exc:  # the module itself failed: say how, in one line
+            _fail(f"--bindings {spec!r}: importing {module_name} raised "
+                  f"{type(exc).__name__}: {exc}")
         if isinstance(obj, Mapping):
             bindings.update(obj)
         elif isinstance(obj, Iterable):
@@ -68,11 +157,32 @@ def _load_bindings(specs: Sequence[str]) -> dict[str, Callable[..., Any]]:
     return bindings
 
 
+def _env(specs: Sequence[str]) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for spec in specs:
+        name, sep, value = spec.partition("=")
+        if not name:
+            _fail(f"--env {spec!r}: expected NAME=VALUE or NAME")
+        if not sep:
+            if name not in os.environ:
+                _fail(f"--env {name}: not set in this environment")
+            value = os.environ[name]
+        env[name] = value
+    return env
+
+
+def _limits(args: argparse.Namespace) -> Limits:
+    changes = {field: getattr(args, field) for _, field, _, _ in _LIMIT_FLAGS
+               if hasattr(args, field)}
+    try:
+        return dataclasses.replace(_DEFAULTS, **changes)
+    except (ValueError, TypeError) as exc:
+        _fail(str(exc))
+
+
 def _read_program(path: str, lang: str | None) -> tuple[str, str]:
     if path == "-":
-        if lang is None:
-            _fail("reading the program from standard input needs --lang")
-        return sys.stdin.read(), lang
+        return sys.stdin.read(), lang or "python"
     file = Path(path)
     language = lang or EXTENSIONS.get(file.suffix)
     if language is None:
@@ -99,18 +209,25 @@ def jsonable(value: Any) -> Any:
 def _print_human(result: RunResult) -> None:
     for chunk in result.chunks:
         (sys.stdout if chunk.stream == "stdout" else sys.stderr).write(chunk.text)
-    if result.stats.output_truncated:
-        print("[tether: output truncated]", file=sys.stderr)
+    if result.chunks and not result.chunks[-1].text.endswith("\n"):
+        # What follows starts a line of its own, not the end of the program's last one.
+        last = result.chunks[-1]
+        (sys.stdout if last.stream == "stdout" else sys.stderr).write("\n")
+    sys.stdout.flush()
     if result.ok:
         if result.value is not None:
             print("=>", json.dumps(jsonable(result.value), ensure_ascii=False, indent=2))
         return
     error = result.error
-    if error is not None and error.traceback:
-        sys.stderr.write(error.traceback)
-    detail = f"{error.type}: {error.message}" if error is not None else ""
-    limit = f" ({result.limit})" if result.limit else ""
-    print(f"tether: {result.status}{limit}: {detail}", file=sys.stderr)
+    if result.status == "error" and error is not None and error.traceback:
+        sys.stderr.write(error.traceback)  # it ends with the exception's type and message
+        if not error.traceback.endswith("\n"):
+            sys.stderr.write("\n")
+    else:
+        limit = f" ({result.limit})" if result.limit else ""
+        detail = "" if error is None else (
+            f"{error.type}: {error.message}" if result.status == "error" else error.message)
+        print(f"tether: {result.status}{limit}: {detail}", file=sys.stderr)
     if result.raw_stderr and result.status in ("crashed", "protocol_error"):
         print(f"tether: the guest's raw stderr:\n{result.raw_stderr}", file=sys.stderr)
 
@@ -118,17 +235,22 @@ def _print_human(result: RunResult) -> None:
 async def _run(args: argparse.Namespace) -> int:
     source, language = _read_program(args.path, args.lang)
     bindings = _load_bindings(args.bindings)
-    try:
-        limits = Limits() if args.timeout is None else Limits(timeout=args.timeout)
-    except ValueError as exc:
-        _fail(str(exc))
-    try:
-        runtime = Runtime(limits=limits, sandbox=args.sandbox, pool=None)
-    except SandboxUnavailable as exc:
-        _fail(str(exc))
+    limits = _limits(args)
+    env = _env(args.env)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            runtime = Runtime(limits=limits, env=env, sandbox=args.sandbox, pool=None)
+        except SandboxUnavailable as exc:
+            _fail(str(exc), "SandboxUnavailable")
+    for warning in caught:  # the message alone, not a line of tether's source
+        print(f"tether: warning: {str(warning.message).removeprefix('tether: ')}",
+              file=sys.stderr)
     async with runtime:
         try:
             result = await runtime.run(source, language=language, bindings=bindings)
+        except GuestUnavailable as exc:
+            _fail(str(exc), "GuestUnavailable")
         except (ValueError, TypeError) as exc:
             _fail(str(exc))
     if args.json:
@@ -150,6 +272,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return asyncio.run(_run(args))
     except UsageError as exc:
         print(f"tether: {exc}", file=sys.stderr)
+        if args.json:
+            print(json.dumps({"status": None, "error": {"type": exc.type, "message": str(exc)}},
+                             ensure_ascii=False))
         return 2
     except KeyboardInterrupt:
         return 130

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 _DOCS: list[dict[str, Any]] = [
@@ -38,4 +39,4 @@ def add(a: float, b: float) -> float:
     return a + b
 
 
-BINDINGS = {"search": search, "weather": weather, "add": add}
+BINDINGS: dict[str, Callable[..., Any]] = {"search": search, "weather": weather, "add": add}

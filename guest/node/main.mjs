@@ -66,7 +66,6 @@ const state = {
   waiting: [], // calls queued beyond max_calls_in_flight
   limits: null,
   decoder: new FrameDecoder(),
-  outputBudget: 0,
 };
 
 function send(type, body) {
@@ -129,15 +128,15 @@ function onMessage({ type, name, body }) {
 // ---- output ------------------------------------------------------------------
 
 function output(stream, text) {
-  if (state.phase !== 'RUNNING' || state.outputBudget < 0) return; // R-OUTPUT-3
+  // All of it, past output_bytes too: the host keeps the end (R-OUTPUT-3).
+  if (state.phase !== 'RUNNING') return;
   const clean = text.toWellFormed(); // lone surrogates become U+FFFD (R-OUTPUT-2)
   let start = 0;
-  while (start < clean.length && state.outputBudget >= 0) {
+  while (start < clean.length) {
     let end = Math.min(start + OUTPUT_CHUNK, clean.length);
     const code = clean.charCodeAt(end - 1);
     if (end < clean.length && code >= 0xd800 && code <= 0xdbff) end += 1; // keep the pair
     const piece = clean.slice(start, end);
-    state.outputBudget -= Buffer.byteLength(piece);
     send(TYPES.OUTPUT, { stream, text: piece });
     start = end;
   }
@@ -245,9 +244,19 @@ function describe(err) {
   }
   const type = err.name || err.constructor?.name || 'Error';
   const header = `${type}: ${err.message}`;
-  const error = { type, message: String(err.message), traceback: [header, ...frames].join('\n') + '\n' };
+  const where = err instanceof SyntaxError && line !== undefined ? syntaxContext(stack, line) : [];
+  const traceback = [...where, header, ...frames].join('\n') + '\n';
+  const error = { type, message: String(err.message), traceback };
   if (line !== undefined) error.line = line;
   return error;
+}
+
+/** Where a syntax error is, as V8 shows it: `<program>:2`, the line, a caret. */
+function syntaxContext(stack, line) {
+  const shown = /^<program>:\d+\n(.*)\n(.*)\n/.exec(stack);
+  if (!shown) return [`<program>:${line}`];
+  const cut = line === 1 ? prefixLength : 0; // line 1 starts with the wrapper's prefix
+  return [`<program>:${line}`, shown[1].slice(cut), shown[2].slice(cut)];
 }
 
 function finish(done) {
@@ -299,7 +308,6 @@ function start(run) {
   }
   state.limits = run.limits;
   state.decoder.maxFrameBytes = run.limits.frame_bytes;
-  state.outputBudget = run.limits.output_bytes;
   state.phase = 'RUNNING';
   process.on('SIGXFSZ', () => {}); // past file_bytes a write fails with EFBIG instead
   captureOutput();

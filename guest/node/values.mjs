@@ -69,7 +69,8 @@ function convert(value, depthLeft, trail, active) {
   const isArray = Array.isArray(value);
   const isMap = !isArray && value instanceof Map;
   if (!isArray && !isMap && !isPlainObject(value)) {
-    throw new Problem(`${kindOf(value)} is outside the value model`);
+    const hint = typeof value.then === 'function' ? '; did you forget `await`?' : '';
+    throw new Problem(`${kindOf(value)} is outside the value model${hint}`);
   }
   if (active.has(value)) throw new Problem('cycle: the value contains itself');
   if (depthLeft <= 0) throw new Problem('nested too deeply');
@@ -88,7 +89,7 @@ function convert(value, depthLeft, trail, active) {
     for (const key of keys) {
       trail.length = at; // a bad key is reported at its map
       if (typeof key !== 'string') {
-        throw new Problem(`map key ${String(key)} is a ${typeof key}, not a string`);
+        throw new Problem(`map key ${String(key)} is ${/^[aeiou]/.test(typeof key) ? 'an' : 'a'} ${typeof key}, not a string`);
       }
       if (!key.isWellFormed()) throw new Problem('map key is not valid Unicode (a lone surrogate)');
       const item = isMap ? value.get(key) : value[key];

@@ -68,6 +68,10 @@ class BindingError(Exception):
     (its exception class for a binding that raised), ``code`` is the
     tether call error code, ``message`` the host's text."""
 
+    # A name of the program's globals, as a builtin's: tracebacks show
+    # ``BindingError``, not the shim's module path.
+    __module__ = "builtins"
+
     def __init__(self, name: str, type: str, message: str, code: int) -> None:
         super().__init__(f"{type}: {message}" if message else type)
         self.binding = name
@@ -125,7 +129,6 @@ class OutputChannel:
         self._stream = Stream.STDOUT
         self._pending: list[str] = []
         self._pending_len = 0
-        self._budget = limits.output_bytes
         self._chunk = min(OUTPUT_CHUNK, limits.frame_bytes - ENVELOPE_OVERHEAD) // 4
         self._lock = threading.RLock()
 
@@ -150,10 +153,8 @@ class OutputChannel:
         self._pending.clear()
         self._pending_len = 0
         for start in range(0, len(text), self._chunk):
-            if self._budget < 0:
-                return  # past the cap: the host drops it anyway (R-OUTPUT-3)
+            # All of it, past output_bytes too: the host keeps the end (R-OUTPUT-3).
             chunk = _valid_unicode(text[start : start + self._chunk])
-            self._budget -= len(chunk.encode())
             self._channel.send(Output(self._stream, chunk))
 
 

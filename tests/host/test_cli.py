@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,9 +13,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def tether(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def tether(*args: str, stdin: str | None = None, cwd: Path = ROOT,
+           env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "tether", *args], input=stdin,
-                          capture_output=True, text=True, timeout=60, cwd=ROOT, check=False)
+                          capture_output=True, text=True, timeout=60, cwd=cwd, check=False,
+                          env=env)
 
 
 def test_demo_runs() -> None:
@@ -52,6 +55,7 @@ def test_program_error_exits_1_with_the_error(tmp_path: Path) -> None:
 def test_program_from_stdin() -> None:
     done = tether("run", "-", "--lang", "python", stdin="print(6 * 7)")
     assert (done.returncode, done.stdout) == (0, "42\n")
+    assert tether("run", "-", stdin="print(6 * 7)").stdout == "42\n"  # Python by default
 
 
 def test_timeout_flag() -> None:
@@ -66,7 +70,6 @@ def test_timeout_flag() -> None:
     [
         ["run", "missing.py"],
         ["run", "README.md"],
-        ["run", "-"],
         ["run", "examples/demo.py", "--bindings", "nomodule:X"],
         ["run", "examples/demo.py", "--bindings", "tether.demo"],
         ["run", "examples/demo.py", "--lang", "cobol"],
@@ -86,3 +89,62 @@ def test_language_from_the_extension(tmp_path: Path) -> None:
     done = tether("run", str(program), "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["value"] == 42
+
+
+def test_a_missing_guest_is_one_line_exit_2_and_json(tmp_path: Path) -> None:
+    program = tmp_path / "hello.js"
+    program.write_text("console.log(1)")
+    no_node = {**os.environ, "PATH": str(tmp_path)}
+    done = tether("run", str(program), env=no_node)
+    assert done.returncode == 2
+    assert done.stderr.startswith("tether: JavaScript/TypeScript need Node.js")
+    assert done.stderr.count("\n") == 1
+    as_json = tether("run", str(program), "--json", env=no_node)
+    assert as_json.returncode == 2
+    assert json.loads(as_json.stdout)["error"]["type"] == "GuestUnavailable"
+
+
+def test_bindings_from_the_current_directory(tmp_path: Path) -> None:
+    (tmp_path / "mybind.py").write_text("async def twice(x):\n    return 2 * x\nB = [twice]\n")
+    done = tether("run", "-", "--bindings", "mybind:B", stdin="return await twice(21)",
+                  cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "=> 42\n"
+    (tmp_path / "broken.py").write_text("B = 1 / 0\n")
+    broken = tether("run", "-", "--bindings", "broken:B", stdin="", cwd=tmp_path)
+    assert broken.returncode == 2
+    assert broken.stderr == ("tether: --bindings 'broken:B': importing broken raised "
+                             "ZeroDivisionError: division by zero\n")
+
+
+def test_limit_and_env_flags() -> None:
+    program = "import os\nprint('x' * 5000)\nreturn os.environ['GREETING']"
+    done = tether("run", "-", "--json", "--output-bytes", "1K", "--memory", "512M",
+                  "--env", "GREETING=hi", "--call-timeout", "5", stdin=program)
+    result = json.loads(done.stdout)
+    assert (result["status"], result["value"]) == ("ok", "hi")
+    assert result["stats"]["output_truncated"]
+    bad = tether("run", "-", "--memory", "lots", stdin="")
+    assert bad.returncode == 2 and "is not a size" in bad.stderr
+
+
+def test_messages_say_things_once() -> None:
+    timeout = tether("run", "-", "--timeout", "0.5", stdin="while True: pass")
+    assert timeout.stderr == "tether: timeout: the program did not finish within 0.5 s\n"
+    error = tether("run", "-", stdin="raise ValueError('boom')")
+    assert error.stderr.count("ValueError: boom") == 1
+    assert error.stderr.endswith("ValueError: boom\n")
+
+
+def test_the_value_starts_its_own_line() -> None:
+    done = tether("run", "-", stdin="print('partial', end='')\nreturn 1")
+    assert done.stdout == "partial\n=> 1\n"
+
+
+def test_version_and_help() -> None:
+    from tether import __version__
+
+    assert tether("--version").stdout == f"tether {__version__}\n"
+    top = tether("--help").stdout
+    assert "``" not in top
+    assert "(default: 30)" in tether("run", "--help").stdout
