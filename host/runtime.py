@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import warnings
 from collections.abc import Coroutine, Mapping
 from types import TracebackType
 from typing import Any
@@ -16,6 +17,7 @@ from .limits import Limits
 from .pool import ForkStarter, GuestPool, PoolConfig, SpawnStarter, Starter, discard
 from .result import RunResult
 from .sandbox import Sandbox, resolve
+from .seccomp import SeccompUnavailable, SyscallFilter
 from .session import Session
 from .zygote import Zygote
 
@@ -34,7 +36,9 @@ class Runtime:
     is the isolation profile (:class:`Sandbox`): ``"namespaces"`` (bwrap;
     raises SandboxUnavailable where it cannot work), ``"process"`` (no
     boundary), or ``"auto"``, the default: namespaces where available, else
-    process with a RuntimeWarning; ``runtime.sandbox`` says which. Use it as an
+    process with a RuntimeWarning; ``runtime.sandbox`` says which.
+    ``syscall_filter`` is the seccomp filter every guest runs under, in every
+    profile (:class:`SyscallFilter`; ``None``: none). Use it as an
     async context manager, so that closing it stops the warm guests and ends
     runs still going (their result has status ``cancelled``)::
 
@@ -51,6 +55,7 @@ class Runtime:
         node: str | None = None,
         pool: PoolConfig | None = PoolConfig(),  # noqa: B008 - frozen, shared safely
         sandbox: Sandbox | str = Sandbox.AUTO,
+        syscall_filter: SyscallFilter | None = SyscallFilter(),  # noqa: B008 - frozen
     ) -> None:
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError("limits must be a tether.Limits")
@@ -59,6 +64,7 @@ class Runtime:
         self._interpreters = Interpreters(python=python or sys.executable, node=node)
         self._pool_config = pool or PoolConfig(size=0, fork_server=False)
         self.sandbox = resolve(sandbox)
+        self._seccomp = _compile(syscall_filter)
         self._pools: dict[tuple[str, int | None, Sandbox], GuestPool] = {}
         self._zygotes: dict[Sandbox, Zygote] = {}
         self._sessions: dict[Session, asyncio.Future[None]] = {}
@@ -73,7 +79,7 @@ class Runtime:
         if pool is None:
             def command_for(workdir: str) -> GuestCommand:
                 return guest_command(language, workdir, limits, self._interpreters,
-                                     self._env, warm=True)
+                                     self._env, warm=True, seccomp=self._seccomp)
 
             spawn = SpawnStarter(language, command_for, limits, sandbox)
             starter: Starter = spawn
@@ -87,7 +93,8 @@ class Runtime:
         zygote = self._zygotes.get(sandbox)
         if zygote is None:
             def command_for(workdir: str, mode: str) -> GuestCommand:
-                return zygote_command(workdir, mode, self._interpreters, self._env)
+                return zygote_command(workdir, mode, self._interpreters, self._env,
+                                      seccomp=self._seccomp)
 
             zygote = self._zygotes[sandbox] = Zygote(command_for, sandbox)
         return zygote
@@ -131,7 +138,8 @@ class Runtime:
                 await discard(ready)
             raise RuntimeError("this Runtime is closed")
         session = Session(source, language, prepared, limits, interpreters=self._interpreters,
-                          env=self._env, sandbox=profile, ready=ready, defer=self._defer)
+                          env=self._env, sandbox=profile, ready=ready, defer=self._defer,
+                          seccomp=self._seccomp)
         ended = asyncio.get_running_loop().create_future()
         self._sessions[session] = ended
         try:
@@ -168,3 +176,16 @@ class Runtime:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+def _compile(syscall_filter: SyscallFilter | None) -> bytes:
+    if syscall_filter is None:
+        return b""
+    if not isinstance(syscall_filter, SyscallFilter):
+        raise TypeError("syscall_filter must be a tether.SyscallFilter or None")
+    try:
+        return syscall_filter.bpf()
+    except SeccompUnavailable as exc:
+        warnings.warn(f"tether: {exc}; programs run without a seccomp filter",
+                      RuntimeWarning, stacklevel=3)
+        return b""

@@ -88,12 +88,14 @@ class Session:
         defer: Callable[[Coroutine[Any, Any, None]], None] | None = None,
         command: GuestCommand | None = None,
         wire_tap: Callable[[str, bytes], None] | None = None,
+        seccomp: bytes = b"",
     ) -> None:
         """``ready`` is a warm guest to adopt instead of starting one;
         ``defer`` takes the teardown after a DONE, to finish after run() returns
         (without it, run() returns only once everything is reaped).
         ``command`` replaces the language's guest and ``wire_tap`` sees every
-        byte on fd 3: both exist for the conformance runner and recorder."""
+        byte on fd 3: both exist for the conformance runner and recorder.
+        ``seccomp``: the filter a guest started here runs under."""
         self.source = source
         self.language = language
         self.bindings = bindings
@@ -107,6 +109,7 @@ class Session:
         self._defer = defer
         self._command = command
         self._wire_tap = wire_tap
+        self._seccomp = seccomp
         self._conn = Connection(Role.HOST, max_frame_bytes=limits.frame_bytes,
                                 max_depth=limits.max_depth)
         self._channel: Channel | None = None
@@ -135,7 +138,8 @@ class Session:
             else:
                 assert cold_dir is not None
                 command = self._command or guest_command(
-                    self.language, cold_dir, self.limits, self._interpreters, self._env)
+                    self.language, cold_dir, self.limits, self._interpreters, self._env,
+                    seccomp=self._seccomp)
                 self._launched = await launch(command, cold_dir, self.limits, self._sandbox,
                                               self.limits.raw_output_bytes)
             child = self._launched.child

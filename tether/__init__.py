@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 __all__ = ["Limits", "OutputChunk", "PoolConfig", "RunError", "RunResult", "RunStats", "Runtime",
-           "Sandbox", "SandboxUnavailable", "Status", "__version__"]
+           "Sandbox", "SandboxUnavailable", "Status", "SyscallFilter", "__version__"]
 
 if TYPE_CHECKING:
     from .host import (
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
         Sandbox,
         SandboxUnavailable,
         Status,
+        SyscallFilter,
     )
 
 

@@ -1,0 +1,168 @@
+"""What a guest does to itself before any program code runs: a Landlock
+ruleset (the ``process`` profile) and the seccomp filter the host compiled.
+
+The host builds the filter with libseccomp and passes its BPF in the
+command line; installing it needs nothing but two prctl() calls, so a guest
+needs neither libseccomp nor host code. Landlock takes three system calls,
+made here through ctypes. Both survive execve(), so this module is also a
+launcher for guests that cannot confine themselves (Node under
+``process``)::
+
+    python -I -S -B confine.py --cwd DIR [OPTIONS] -- ARGV...
+
+Options (each may repeat): ``--seccomp HEX`` (the BPF program),
+``--landlock-read PATH`` and ``--landlock-write PATH``; with any Landlock
+option the work directory is writable and everything not listed is
+neither readable nor writable.
+
+Only the standard library is imported: the launcher runs as a script.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import stat
+import struct
+import sys
+from dataclasses import dataclass
+
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_SECCOMP = 22
+_SECCOMP_MODE_FILTER = 2
+
+_SYS_LANDLOCK = {"create_ruleset": 444, "add_rule": 445, "restrict_self": 446}
+_CREATE_RULESET_VERSION = 1
+_RULE_PATH_BENEATH = 1
+
+# Landlock filesystem rights (linux/landlock.h), and the ABI that added each.
+_EXECUTE, _WRITE_FILE, _READ_FILE, _READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+_REFER, _TRUNCATE, _IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
+_ABI1_FS = (1 << 13) - 1  # execute ... make_sym
+_FILE_RIGHTS = _EXECUTE | _WRITE_FILE | _READ_FILE | _TRUNCATE | _IOCTL_DEV
+_READ = _EXECUTE | _READ_FILE | _READ_DIR
+_NET_TCP = 0b11  # bind_tcp | connect_tcp (ABI 4)
+_SCOPE_ALL = 0b11  # abstract_unix_socket | signal (ABI 6)
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class _Fprog(ctypes.Structure):
+    _fields_ = (("len", ctypes.c_ushort), ("filter", ctypes.c_void_p))
+
+
+@dataclass(frozen=True, slots=True)
+class Confinement:
+    seccomp: bytes = b""
+    read: tuple[str, ...] = ()
+    write: tuple[str, ...] = ()
+
+    @property
+    def landlock(self) -> bool:
+        return bool(self.read or self.write)
+
+
+def parse(args: list[str]) -> Confinement:
+    """The confinement options in ``args`` (which are removed from it)."""
+    values: dict[str, list[str]] = {"--seccomp": [], "--landlock-read": [],
+                                    "--landlock-write": []}
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        if args[i] in values and i + 1 < len(args):
+            values[args[i]].append(args[i + 1])
+            i += 2
+        else:
+            rest.append(args[i])
+            i += 1
+    args[:] = rest
+    return Confinement(bytes.fromhex("".join(values["--seccomp"])),
+                       tuple(values["--landlock-read"]), tuple(values["--landlock-write"]))
+
+
+def apply(confinement: Confinement, workdir: str | None) -> None:
+    """Landlock (if asked for and the kernel has it), then the filter. Raises
+    OSError if either cannot be installed: a guest never runs a program less
+    confined than the host asked for, except where the kernel lacks Landlock
+    (the host warns about that)."""
+    if confinement.seccomp or confinement.landlock:
+        _check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
+    if confinement.landlock and landlock_abi() > 0:
+        write = (*confinement.write, workdir) if workdir else confinement.write
+        _restrict(confinement.read, write)
+    if confinement.seccomp:
+        install_filter(confinement.seccomp)
+
+
+def install_filter(bpf: bytes) -> None:
+    """Install a seccomp BPF program on this thread (and what it execs)."""
+    if len(bpf) % 8 or not bpf:
+        raise ValueError("a BPF program is a non-empty sequence of 8-byte instructions")
+    buffer = ctypes.create_string_buffer(bpf, len(bpf))
+    program = _Fprog(len(bpf) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    _check(_libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0),
+           "prctl(PR_SET_SECCOMP)")
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version; 0 where it has none (or it is off)."""
+    version = _libc.syscall(_SYS_LANDLOCK["create_ruleset"], None, ctypes.c_size_t(0),
+                            ctypes.c_uint32(_CREATE_RULESET_VERSION))
+    return max(0, int(version))
+
+
+def _restrict(read: tuple[str, ...], write: tuple[str, ...]) -> None:
+    abi = landlock_abi()
+    fs = _ABI1_FS | (_REFER if abi >= 2 else 0) | (_TRUNCATE if abi >= 3 else 0) \
+        | (_IOCTL_DEV if abi >= 5 else 0)
+    net = _NET_TCP if abi >= 4 else 0
+    scoped = _SCOPE_ALL if abi >= 6 else 0
+    size = 24 if abi >= 6 else 16 if abi >= 4 else 8
+    attr = ctypes.create_string_buffer(struct.pack("<QQQ", fs, net, scoped)[:size], size)
+    ruleset = int(_libc.syscall(_SYS_LANDLOCK["create_ruleset"], attr, ctypes.c_size_t(size),
+                                ctypes.c_uint32(0)))
+    if ruleset < 0:
+        _check(ruleset, "landlock_create_ruleset")
+    try:
+        for paths, rights in ((read, _READ & fs), (write, fs)):
+            for path in paths:
+                _allow(ruleset, path, rights)
+        _check(_libc.syscall(_SYS_LANDLOCK["restrict_self"], ruleset, ctypes.c_uint32(0)),
+               "landlock_restrict_self")
+    finally:
+        os.close(ruleset)
+
+
+def _allow(ruleset: int, path: str, rights: int) -> None:
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return  # a path this machine lacks needs no rule
+    try:
+        if not stat.S_ISDIR(os.fstat(fd).st_mode):
+            rights &= _FILE_RIGHTS  # a rule on a file may hold only a file's rights
+        rule = ctypes.create_string_buffer(struct.pack("<Qi", rights, fd), 12)
+        _check(_libc.syscall(_SYS_LANDLOCK["add_rule"], ruleset,
+                             ctypes.c_int(_RULE_PATH_BENEATH), rule, ctypes.c_uint32(0)),
+               f"landlock_add_rule({path})")
+    finally:
+        os.close(fd)
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{what}: {os.strerror(errno)}")
+
+
+def _launch(args: list[str]) -> None:
+    """The launcher: confine, then exec the command after ``--``."""
+    split = args.index("--")
+    own, argv = args[:split], args[split + 1:]
+    workdir = own[own.index("--cwd") + 1] if "--cwd" in own else None
+    apply(parse(own), workdir)
+    os.execv(argv[0], argv)
+
+
+if __name__ == "__main__":
+    _launch(sys.argv[1:])
