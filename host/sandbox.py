@@ -108,9 +108,17 @@ def resolve(choice: Sandbox | str) -> Sandbox:
 
 
 def _warn_if_root() -> None:
-    if os.geteuid() == 0:
+    if os.geteuid() != 0:
+        return
+    if confinement.landlock_version() >= 6:
+        warnings.warn("tether: sandbox='process' as root runs programs as root: Landlock "
+                      "confines their files, signals and abstract sockets, but every other "
+                      "privilege of root stays theirs; use sandbox='namespaces'",
+                      RuntimeWarning, stacklevel=4)
+    else:
         warnings.warn("tether: sandbox='process' as root runs programs as root: a program "
-                      "can signal or kill any process on the machine (os.kill(-1, 9)); use "
+                      "can signal or kill any process on the machine (os.kill(-1, 9)), as "
+                      "this kernel has no Landlock signal scoping (ABI 6); use "
                       "sandbox='namespaces'", RuntimeWarning, stacklevel=4)
 
 

@@ -390,3 +390,11 @@ process.stdout.write(r.stdout + r.stderr)
             assert result.output.strip() == "EPERM", (lang, result.output)
     finally:
         listener.close()
+
+
+def test_doctor_reports_seccomp_and_landlock() -> None:
+    out = subprocess.run([sys.executable, "-m", "tether", "doctor", "--repeat", "1"],
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    assert "seccomp filter         on by default in every profile" in out
+    assert f"landlock               ABI {LANDLOCK}" in out or LANDLOCK == 0
+    assert "process                seccomp mode 2" in out
