@@ -398,3 +398,33 @@ def test_doctor_reports_seccomp_and_landlock() -> None:
     assert "seccomp filter         on by default in every profile" in out
     assert f"landlock               ABI {LANDLOCK}" in out or LANDLOCK == 0
     assert "process                seccomp mode 2" in out
+
+
+@pytest.mark.skipif(LANDLOCK < 4, reason="Landlock TCP rules need ABI 4")
+@pytest.mark.parametrize(("profile", "start"), LANDLOCK_MODES)
+def test_tcp_connect_and_bind_fail(runtimes: _Runtimes, profile: str, start: str) -> None:
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    try:
+        source = f"""
+import socket
+out = []
+for what in ("connect", "bind"):
+    s = socket.socket()
+    try:
+        s.connect(("127.0.0.1", {port})) if what == "connect" else s.bind(("127.0.0.1", 0))
+        out.append("ok")
+    except OSError as exc:
+        out.append(exc.errno)
+return out
+"""
+        result = runtimes.run(profile, start, source)
+        assert (result.status, result.value) == (Status.OK, [errno.EACCES] * 2), result
+    finally:
+        listener.close()
+
+
+def test_the_security_model_lists_every_denied_call() -> None:
+    text = (Path(__file__).resolve().parents[2] / "docs" / "security.md").read_text()
+    section = text[text.index("## The seccomp filter"):text.index("## Landlock")]
+    assert [n for n in SyscallFilter().denied() if f"`{n}`" not in section] == []
