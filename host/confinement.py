@@ -46,11 +46,18 @@ def _landlock_options() -> tuple[str, ...]:
     from .sandbox import _guest_binds  # the same files bwrap binds for a guest
 
     out: list[str] = []
-    for path in (*SYSTEM_READ, *_guest_binds()):
+    for path in _outermost(*SYSTEM_READ, *_guest_binds()):
         out += ["--landlock-read", path]
     for path in DEVICES:
         out += ["--landlock-write", path]
     return tuple(out)
+
+
+def _outermost(*paths: str) -> list[str]:
+    """``paths`` resolved, without those beneath another (/bin is /usr/bin on
+    a merged-/usr system): each rule costs every guest a system call."""
+    real = sorted({os.path.realpath(p) for p in paths if os.path.exists(p)})
+    return [p for p in real if not any(p.startswith(q.rstrip("/") + "/") for q in real)]
 
 
 def options(seccomp: bytes, *, landlock: bool) -> tuple[str, ...]:

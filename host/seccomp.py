@@ -167,6 +167,7 @@ def _compile(policy: SyscallFilter) -> bytes:
     eperm = sc.ERRNO(errno.EPERM)
     rules = sc.SyscallFilter(sc.ALLOW)
     rules.set_attr(sc.Attr.ACT_BADARCH, eperm)
+    rules.set_attr(sc.Attr.CTL_OPTIMIZE, 2)  # a binary tree: each call walks few instructions
     for name in policy.denied():
         number = sc.resolve_syscall(native, name)
         if number < 0:  # not a call of this architecture

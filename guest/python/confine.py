@@ -26,8 +26,11 @@ import stat
 import struct
 import sys
 from dataclasses import dataclass
+from functools import cache
+from typing import Any
 
 _PR_SET_NO_NEW_PRIVS = 38
+_PR_GET_NO_NEW_PRIVS = 39
 _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
 
@@ -85,25 +88,86 @@ def apply(confinement: Confinement, workdir: str | None) -> None:
     OSError if either cannot be installed: a guest never runs a program less
     confined than the host asked for, except where the kernel lacks Landlock
     (the host warns about that)."""
-    if confinement.seccomp or confinement.landlock:
-        _check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
-    if confinement.landlock and landlock_abi() > 0:
-        write = (*confinement.write, workdir) if workdir else confinement.write
-        _restrict(confinement.read, write)
-    if confinement.seccomp:
-        install_filter(confinement.seccomp)
+    if not (confinement.seccomp or confinement.landlock):
+        return
+    prepared = prepare(confinement)
+    _check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
+    if prepared.rules is not None:
+        prepared.restrict(workdir)
+    if prepared.program is not None:
+        _check(_libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, prepared.program, 0, 0),
+               "prctl(PR_SET_SECCOMP)")
 
 
-def install_filter(bpf: bytes) -> None:
-    """Install a seccomp BPF program on this thread (and what it execs)."""
-    if len(bpf) % 8 or not bpf:
-        raise ValueError("a BPF program is a non-empty sequence of 8-byte instructions")
-    buffer = ctypes.create_string_buffer(bpf, len(bpf))
-    program = _Fprog(len(bpf) // 8, ctypes.cast(buffer, ctypes.c_void_p))
-    _check(_libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0),
-           "prctl(PR_SET_SECCOMP)")
+@cache
+def prepare(confinement: Confinement) -> _Prepared:
+    """Everything ``apply`` needs that does not depend on the run, built once:
+    a fork server prepares it, and each guest it forks only makes the calls."""
+    return _Prepared(confinement)
 
 
+class _Prepared:
+    def __init__(self, confinement: Confinement) -> None:
+        self.program: Any = None  # a pointer to the sock_fprog
+        self.rules: list[tuple[int, Any]] | None = None  # (O_PATH fd, its rule)
+        if confinement.seccomp:
+            bpf = confinement.seccomp
+            if len(bpf) % 8:
+                raise ValueError("a BPF program is a sequence of 8-byte instructions")
+            self._filter = ctypes.create_string_buffer(bpf, len(bpf))
+            self._fprog = _Fprog(len(bpf) // 8, ctypes.cast(self._filter, ctypes.c_void_p))
+            self.program = ctypes.byref(self._fprog)
+        abi = landlock_abi()
+        if not confinement.landlock or abi == 0:
+            return
+        self.fs = _ABI1_FS | (_REFER if abi >= 2 else 0) | (_TRUNCATE if abi >= 3 else 0) \
+            | (_IOCTL_DEV if abi >= 5 else 0)
+        net = _NET_TCP if abi >= 4 else 0
+        scoped = _SCOPE_ALL if abi >= 6 else 0
+        self.size = 24 if abi >= 6 else 16 if abi >= 4 else 8
+        self.attr = ctypes.create_string_buffer(
+            struct.pack("<QQQ", self.fs, net, scoped)[:self.size], self.size)
+        self.rules = []
+        for paths, rights in ((confinement.read, _READ & self.fs),
+                              (confinement.write, self.fs)):
+            for path in paths:
+                rule = _rule(path, rights)
+                if rule is not None:
+                    self.rules.append(rule)
+
+    def restrict(self, workdir: str | None) -> None:
+        """Landlock this process: the prepared rules, and ``workdir`` writable.
+        Closes the prepared descriptors (this process uses them once)."""
+        assert self.rules is not None
+        rules, self.rules = self.rules, []
+        if workdir is not None and (own := _rule(workdir, self.fs)) is not None:
+            rules.append(own)
+        try:
+            ruleset = int(_libc.syscall(_SYS_LANDLOCK["create_ruleset"], self.attr,
+                                        ctypes.c_size_t(self.size), ctypes.c_uint32(0)))
+            if ruleset < 0:
+                _check(ruleset, "landlock_create_ruleset")
+            try:
+                for _, rule in rules:
+                    _check(_libc.syscall(_SYS_LANDLOCK["add_rule"], ruleset,
+                                         _RULE_PATH_BENEATH, rule, 0), "landlock_add_rule")
+                _check(_libc.syscall(_SYS_LANDLOCK["restrict_self"], ruleset, 0),
+                       "landlock_restrict_self")
+            finally:
+                os.close(ruleset)
+        finally:
+            for fd, _ in rules:
+                os.close(fd)
+
+
+def warm(confinement: Confinement) -> None:
+    """For a fork server: prepare ``confinement`` and resolve the C functions
+    it calls, so that each forked guest finds them ready."""
+    prepare(confinement)
+    _libc.prctl(_PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0)
+
+
+@cache
 def landlock_abi() -> int:
     """The kernel's Landlock ABI version; 0 where it has none (or it is off)."""
     version = _libc.syscall(_SYS_LANDLOCK["create_ruleset"], None, ctypes.c_size_t(0),
@@ -111,42 +175,16 @@ def landlock_abi() -> int:
     return max(0, int(version))
 
 
-def _restrict(read: tuple[str, ...], write: tuple[str, ...]) -> None:
-    abi = landlock_abi()
-    fs = _ABI1_FS | (_REFER if abi >= 2 else 0) | (_TRUNCATE if abi >= 3 else 0) \
-        | (_IOCTL_DEV if abi >= 5 else 0)
-    net = _NET_TCP if abi >= 4 else 0
-    scoped = _SCOPE_ALL if abi >= 6 else 0
-    size = 24 if abi >= 6 else 16 if abi >= 4 else 8
-    attr = ctypes.create_string_buffer(struct.pack("<QQQ", fs, net, scoped)[:size], size)
-    ruleset = int(_libc.syscall(_SYS_LANDLOCK["create_ruleset"], attr, ctypes.c_size_t(size),
-                                ctypes.c_uint32(0)))
-    if ruleset < 0:
-        _check(ruleset, "landlock_create_ruleset")
-    try:
-        for paths, rights in ((read, _READ & fs), (write, fs)):
-            for path in paths:
-                _allow(ruleset, path, rights)
-        _check(_libc.syscall(_SYS_LANDLOCK["restrict_self"], ruleset, ctypes.c_uint32(0)),
-               "landlock_restrict_self")
-    finally:
-        os.close(ruleset)
-
-
-def _allow(ruleset: int, path: str, rights: int) -> None:
+def _rule(path: str, rights: int) -> tuple[int, Any] | None:
+    """An O_PATH descriptor of ``path`` and the path-beneath rule granting
+    ``rights`` under it; None for a path this machine lacks (no rule needed)."""
     try:
         fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
     except OSError:
-        return  # a path this machine lacks needs no rule
-    try:
-        if not stat.S_ISDIR(os.fstat(fd).st_mode):
-            rights &= _FILE_RIGHTS  # a rule on a file may hold only a file's rights
-        rule = ctypes.create_string_buffer(struct.pack("<Qi", rights, fd), 12)
-        _check(_libc.syscall(_SYS_LANDLOCK["add_rule"], ruleset,
-                             ctypes.c_int(_RULE_PATH_BENEATH), rule, ctypes.c_uint32(0)),
-               f"landlock_add_rule({path})")
-    finally:
-        os.close(fd)
+        return None
+    if not stat.S_ISDIR(os.fstat(fd).st_mode):
+        rights &= _FILE_RIGHTS  # a rule on a file may hold only a file's rights
+    return fd, ctypes.create_string_buffer(struct.pack("<Qi", rights, fd), 12)
 
 
 def _check(result: int, what: str) -> None:

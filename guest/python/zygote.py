@@ -217,9 +217,10 @@ def _become_guest(fds: list[int], workdir: str, confinement: confine.Confinement
     os.dup2(channel, shim.CHANNEL_FD)
     os.dup2(stdout, 1)
     os.dup2(stderr, 2)
-    os.closerange(shim.CHANNEL_FD + 1, 1 << 16)
-    # Confined after the run's namespaces and mounts, before any code of the run.
+    # Confined after the run's namespaces and mounts, before any code of the run
+    # (and before the descriptors it prepared in the template are closed).
     confine.apply(confinement, workdir)
+    os.closerange(shim.CHANNEL_FD + 1, 1 << 16)
     for name in ("HOME", "TMPDIR", "PWD"):
         os.environ[name] = workdir
     shim.rehearse()  # again: the pages a run writes are copied now, before the RUN
@@ -250,6 +251,7 @@ def main(isolate: bool, confinement: confine.Confinement) -> NoReturn:
     # Everything loaded so far stays out of the collector's sight: a guest
     # that collects then does not write to (and so copy) every page of it.
     shim.rehearse()  # each guest starts past the shim's first-use paths
+    confine.warm(confinement)
     gc.collect()
     gc.freeze()
     _Template(isolate, confinement).serve()
