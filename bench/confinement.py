@@ -14,7 +14,9 @@ import argparse
 import asyncio
 import ctypes
 import os
+import shutil
 import statistics
+import subprocess
 import time
 import warnings
 from collections.abc import Callable
@@ -47,6 +49,15 @@ def _in_forks(repeat: int, work: Callable[[], None]) -> list[float]:
     return samples
 
 
+def _spawned(repeat: int, argv: tuple[str, ...]) -> float:
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        subprocess.run(argv, check=True, env={})  # as a guest: nothing of the host
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
 def _syscall_ns(loops: int) -> float:
     libc = ctypes.CDLL(None)
     start = time.perf_counter()
@@ -75,6 +86,15 @@ def micro(repeat: int) -> None:
         confine.warm(case)
         print(f"  {name:24}", _median_us(_in_forks(
             repeat, lambda case=case: confine.apply(case, "/tmp"))))
+    node = shutil.which("node")
+    if node is not None:
+        argv = (os.path.realpath(node), "-e", "0")
+        launched = confinement.process_argv(argv, "/tmp", bpf, landlock=True,
+                                            confines_itself=False)
+        direct = _spawned(repeat // 10, argv)
+        through = _spawned(repeat // 10, launched)
+        print(f"node -e 0 (median of {repeat // 10}): {direct * 1e3:.1f} ms, "
+              f"{through * 1e3:.1f} ms through the launcher (process profile)")
     plain = statistics.median(_syscall_ns(100_000) for _ in range(5))
     read, write = os.pipe()
     pid = os.fork()

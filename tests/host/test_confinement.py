@@ -30,7 +30,7 @@ import pytest
 
 from tether import PoolConfig, RunResult, Runtime, Status, SyscallFilter
 from tether.conformance.runner import check_guest, our_guest
-from tether.host import confinement
+from tether.host import confinement, seccomp
 from tether.host.guests import GuestCommand
 from tether.host.sandbox import detect
 from tether.host.seccomp import CLONE_NAMESPACES, CLONE_NEWTIME, available
@@ -49,6 +49,7 @@ LANDLOCK = confinement.landlock_version()
 
 _CLONE_THREAD, _CLONE_VFORK = 0x00010000, 0x00004000
 _BAD = 0xFFFF_FFFF_FFFF_FFFF  # a bad pointer, an invalid flag set, an unknown command
+_X32 = 0x40000000
 
 
 def _number(name: str) -> int:
@@ -75,6 +76,8 @@ def _cases() -> dict[str, tuple[str, tuple[int, ...], int]]:
     cases["personality(0xffffffff)"] = ("personality", (0xFFFFFFFF,), errno.EPERM)
     cases["personality(READ_IMPLIES_EXEC)"] = ("personality", (0x0400000,), errno.EPERM)
     cases["ptrace(PTRACE_TRACEME)"] = ("ptrace", (0, 0, 0, 0), errno.EPERM)
+    if os.uname().machine == "x86_64":  # the x32 ABI: the same calls with bit 30 set
+        cases["x32 getpid"] = ("getpid", (), errno.EPERM)
     return cases
 
 
@@ -122,7 +125,8 @@ class _Runtimes:
 
     def attack(self, profile: str, start: str) -> RunResult:
         if (profile, start) not in self.attacks:
-            program = {case: (_number(name), args) for case, (name, args, _) in CASES.items()}
+            program = {case: (_number(name) | (_X32 if case.startswith("x32") else 0), args)
+                       for case, (name, args, _) in CASES.items()}
             self.attacks[profile, start] = self.run(
                 profile, start, f"CASES = {program!r}\n{ATTACK}")
         return self.attacks[profile, start]
@@ -199,6 +203,17 @@ def test_a_filter_names_only_real_calls() -> None:
         SyscallFilter(allow=("read",))
     with pytest.raises(ValueError, match="no system call"):
         SyscallFilter(deny=("no_such_call",)).bpf()
+
+
+def test_without_libseccomp_a_runtime_warns(monkeypatch: pytest.MonkeyPatch) -> None:
+    def missing() -> None:
+        raise seccomp.SeccompUnavailable("libseccomp cannot be loaded (test)")
+
+    monkeypatch.setattr(seccomp, "_library", missing)
+    with pytest.warns(RuntimeWarning, match="without a seccomp filter"), \
+            warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "tether: sandbox='process' as root")
+        Runtime(sandbox="process", syscall_filter=SyscallFilter(deny=("getcpu", "getpid")))
 
 
 def test_no_filter_at_all() -> None:
