@@ -15,7 +15,9 @@ Options (each may repeat): ``--seccomp HEX`` (the BPF program),
 option the work directory is writable and everything not listed is
 neither readable nor writable.
 
-Only the standard library is imported: the launcher runs as a script.
+Only cheap parts of the standard library are imported (no dataclasses,
+functools or typing at run time): the launcher is a whole interpreter start
+in front of every such guest.
 """
 
 from __future__ import annotations
@@ -25,9 +27,6 @@ import os
 import stat
 import struct
 import sys
-from dataclasses import dataclass
-from functools import cache
-from typing import Any
 
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_GET_NO_NEW_PRIVS = 39
@@ -54,11 +53,17 @@ class _Fprog(ctypes.Structure):
     _fields_ = (("len", ctypes.c_ushort), ("filter", ctypes.c_void_p))
 
 
-@dataclass(frozen=True, slots=True)
 class Confinement:
-    seccomp: bytes = b""
-    read: tuple[str, ...] = ()
-    write: tuple[str, ...] = ()
+    """``seccomp``: the BPF program; ``read``, ``write``: Landlock's paths."""
+
+    __slots__ = ("prepared", "read", "seccomp", "write")
+
+    def __init__(self, seccomp: bytes = b"", read: tuple[str, ...] = (),
+                 write: tuple[str, ...] = ()) -> None:
+        self.seccomp = seccomp
+        self.read = read
+        self.write = write
+        self.prepared: _Prepared | None = None
 
     @property
     def landlock(self) -> bool:
@@ -99,17 +104,22 @@ def apply(confinement: Confinement, workdir: str | None) -> None:
                "prctl(PR_SET_SECCOMP)")
 
 
-@cache
 def prepare(confinement: Confinement) -> _Prepared:
     """Everything ``apply`` needs that does not depend on the run, built once:
     a fork server prepares it, and each guest it forks only makes the calls."""
-    return _Prepared(confinement)
+    if confinement.prepared is None:
+        confinement.prepared = _Prepared(confinement)
+    return confinement.prepared
+
+
+#: An O_PATH descriptor and the landlock_path_beneath_attr that names it.
+_Rule = tuple[int, "ctypes.Array[ctypes.c_char]"]
 
 
 class _Prepared:
     def __init__(self, confinement: Confinement) -> None:
-        self.program: Any = None  # a pointer to the sock_fprog
-        self.rules: list[tuple[int, Any]] | None = None  # (O_PATH fd, its rule)
+        self.program: ctypes._CArgObject | None = None  # a pointer to the sock_fprog
+        self.rules: list[_Rule] | None = None
         if confinement.seccomp:
             bpf = confinement.seccomp
             if len(bpf) % 8:
@@ -167,15 +177,19 @@ def warm(confinement: Confinement) -> None:
     _libc.prctl(_PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0)
 
 
-@cache
 def landlock_abi() -> int:
     """The kernel's Landlock ABI version; 0 where it has none (or it is off)."""
-    version = _libc.syscall(_SYS_LANDLOCK["create_ruleset"], None, ctypes.c_size_t(0),
-                            ctypes.c_uint32(_CREATE_RULESET_VERSION))
-    return max(0, int(version))
+    if not _abi:
+        version = _libc.syscall(_SYS_LANDLOCK["create_ruleset"], None, ctypes.c_size_t(0),
+                                ctypes.c_uint32(_CREATE_RULESET_VERSION))
+        _abi.append(max(0, int(version)))
+    return _abi[0]
 
 
-def _rule(path: str, rights: int) -> tuple[int, Any] | None:
+_abi: list[int] = []
+
+
+def _rule(path: str, rights: int) -> _Rule | None:
     """An O_PATH descriptor of ``path`` and the path-beneath rule granting
     ``rights`` under it; None for a path this machine lacks (no rule needed)."""
     try:
