@@ -251,6 +251,8 @@ def main(isolate: bool, confinement: confine.Confinement) -> NoReturn:
     # Everything loaded so far stays out of the collector's sight: a guest
     # that collects then does not write to (and so copy) every page of it.
     shim.rehearse()  # each guest starts past the shim's first-use paths
+    # Now, while fds 0-3 are open: the descriptors it keeps for the guests'
+    # Landlock rules are never one a guest's dup2() onto fd 1-3 replaces.
     confine.warm(confinement)
     gc.collect()
     gc.freeze()
