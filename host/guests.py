@@ -23,6 +23,7 @@ import cbor2
 
 import tether
 
+from . import confinement
 from .limits import Limits
 
 LANGUAGES = ("python", "javascript", "typescript")
@@ -62,8 +63,17 @@ class Interpreters:
 
 @dataclass(frozen=True, slots=True)
 class GuestCommand:
+    """``seccomp``: the BPF filter the guest runs under (empty: none).
+    ``landlock``: under ``process``, the guest is confined with Landlock to
+    the system directories, its own files and its work directory.
+    ``confines_itself``: the guest takes the confinement options in its
+    argv (guest/python/confine.py) instead of being exec'd through it."""
+
     argv: tuple[str, ...]
     env: dict[str, str]
+    seccomp: bytes = b""
+    landlock: bool = False
+    confines_itself: bool = False
 
 
 @cache
@@ -87,10 +97,11 @@ def guest_command(
     env: Mapping[str, str] | None = None,
     *,
     warm: bool = False,
+    seccomp: bytes = b"",
 ) -> GuestCommand:
     """``warm``: the guest will wait in a pool, so it should do before RUN
     whatever work it can (the CPython guest loads asyncio, the Node guest
-    runs its own paths once)."""
+    runs its own paths once). ``seccomp``: the filter it runs under."""
     full_env = guest_env(workdir, env)
     if language == "python":
         argv = [*_python_argv(interpreters), "--cwd", workdir]
@@ -105,7 +116,8 @@ def guest_command(
             argv.append("--warm")
     else:
         raise ValueError(f"unsupported language {language!r}; tether runs: {', '.join(LANGUAGES)}")
-    return GuestCommand(tuple(argv), full_env)
+    return GuestCommand(tuple(argv), full_env, seccomp, landlock=True,
+                        confines_itself=language == "python")
 
 
 def _python_argv(interpreters: Interpreters) -> list[str]:
@@ -119,9 +131,14 @@ def _python_argv(interpreters: Interpreters) -> list[str]:
 
 
 def zygote_command(workdir: str, mode: str, interpreters: Interpreters,
-                   env: Mapping[str, str] | None = None) -> GuestCommand:
-    """The CPython fork server (host/zygote.py); ``mode`` is isolate or plain."""
-    return GuestCommand((*_python_argv(interpreters), "--zygote", mode), guest_env(workdir, env))
+                   env: Mapping[str, str] | None = None, *,
+                   seccomp: bytes = b"") -> GuestCommand:
+    """The CPython fork server (host/zygote.py); ``mode`` is isolate or plain.
+    The template itself runs unconfined (it makes each run's namespaces);
+    the options in its argv are for every guest it forks."""
+    argv = (*_python_argv(interpreters), "--zygote", mode,
+            *confinement.options(seccomp, landlock=mode == "plain"))
+    return GuestCommand(argv, guest_env(workdir, env))
 
 
 def apply_rlimits(pid: int, language: str, limits: Limits) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
+import warnings
 from collections.abc import Coroutine, Mapping
 from types import TracebackType
 from typing import Any
@@ -17,6 +18,7 @@ from .limits import Limits
 from .pool import ForkStarter, GuestPool, PoolConfig, SpawnStarter, Starter, discard
 from .result import RunResult
 from .sandbox import Sandbox, resolve
+from .seccomp import SeccompUnavailable, SyscallFilter
 from .session import Session
 from .threads import WorkerThreads
 from .zygote import Zygote
@@ -40,7 +42,8 @@ class Runtime:
     boundary), or ``"auto"``, the default: namespaces where available, else
     process with a RuntimeWarning; ``runtime.sandbox`` says which. A Runtime
     belongs to the event loop it is first used on; using it from another
-    raises RuntimeError. Use it as an
+    raises RuntimeError. ``syscall_filter`` is the seccomp filter every guest
+    runs under, in every profile (:class:`SyscallFilter`; ``None``: none). Use it as an
     async context manager, so that closing it stops the warm guests and ends
     runs still going (their result has status ``cancelled``)::
 
@@ -58,6 +61,7 @@ class Runtime:
         pool: PoolConfig | None = PoolConfig(),  # noqa: B008 - frozen, shared safely
         sandbox: Sandbox | str = Sandbox.AUTO,
         binding_threads: int = 32,
+        syscall_filter: SyscallFilter | None = SyscallFilter(),  # noqa: B008 - frozen
     ) -> None:
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError("limits must be a tether.Limits")
@@ -71,6 +75,7 @@ class Runtime:
         self._interpreters = Interpreters(python=python or sys.executable, node=node)
         self._pool_config = pool or PoolConfig(size=0, fork_server=False)
         self.sandbox = resolve(sandbox)
+        self._seccomp = _compile(syscall_filter)
         self._pools: dict[tuple[str, int | None, int | None, Sandbox], GuestPool] = {}
         self._zygotes: dict[Sandbox, Zygote] = {}
         self._sessions: dict[Session, asyncio.Future[None]] = {}
@@ -86,7 +91,7 @@ class Runtime:
         if pool is None:
             def command_for(workdir: str) -> GuestCommand:
                 return guest_command(language, workdir, limits, self._interpreters,
-                                     self._env, warm=True)
+                                     self._env, warm=True, seccomp=self._seccomp)
 
             spawn = SpawnStarter(language, command_for, limits, sandbox)
             starter: Starter = spawn
@@ -100,7 +105,8 @@ class Runtime:
         zygote = self._zygotes.get(sandbox)
         if zygote is None:
             def command_for(workdir: str, mode: str) -> GuestCommand:
-                return zygote_command(workdir, mode, self._interpreters, self._env)
+                return zygote_command(workdir, mode, self._interpreters, self._env,
+                                      seccomp=self._seccomp)
 
             zygote = self._zygotes[sandbox] = Zygote(command_for, sandbox)
         return zygote
@@ -147,7 +153,7 @@ class Runtime:
             raise RuntimeError("this Runtime is closed")
         session = Session(source, language, prepared, limits, interpreters=self._interpreters,
                           env=self._env, sandbox=profile, ready=ready, defer=self._defer,
-                          binding_threads=self._binding_threads)
+                          binding_threads=self._binding_threads, seccomp=self._seccomp)
         ended = asyncio.get_running_loop().create_future()
         self._sessions[session] = ended
         try:
@@ -202,3 +208,16 @@ class Runtime:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+def _compile(syscall_filter: SyscallFilter | None) -> bytes:
+    if syscall_filter is None:
+        return b""
+    if not isinstance(syscall_filter, SyscallFilter):
+        raise TypeError("syscall_filter must be a tether.SyscallFilter or None")
+    try:
+        return syscall_filter.bpf()
+    except SeccompUnavailable as exc:
+        warnings.warn(f"tether: {exc}; programs run without a seccomp filter",
+                      RuntimeWarning, stacklevel=3)
+        return b""

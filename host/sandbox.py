@@ -40,7 +40,7 @@ import cbor2
 import tether
 from tether.codec import RunLimits
 
-from . import cgroups
+from . import cgroups, confinement
 from .guests import GuestCommand, apply_rlimits
 from .limits import Limits
 from .process import Child, in_thread, remove_tree, spawn
@@ -110,9 +110,17 @@ def resolve(choice: Sandbox | str) -> Sandbox:
 
 
 def _warn_if_root() -> None:
-    if os.geteuid() == 0:
+    if os.geteuid() != 0:
+        return
+    if confinement.landlock_version() >= 6:
+        warnings.warn("tether: sandbox='process' as root runs programs as root: Landlock "
+                      "confines their files, signals and abstract sockets, but every other "
+                      "privilege of root stays theirs; use sandbox='namespaces'",
+                      RuntimeWarning, stacklevel=4)
+    else:
         warnings.warn("tether: sandbox='process' as root runs programs as root: a program "
-                      "can signal or kill any process on the machine (os.kill(-1, 9)); use "
+                      "can signal or kill any process on the machine (os.kill(-1, 9)), as "
+                      "this kernel has no Landlock signal scoping (ABI 6); use "
                       "sandbox='namespaces'", RuntimeWarning, stacklevel=4)
 
 
@@ -133,12 +141,15 @@ def _guest_binds() -> tuple[str, ...]:
 
 
 def bwrap_argv(argv: tuple[str, ...], env: dict[str, str], workdir: str,
-               info_fd: int, block_fd: int, *, disk_bytes: int | None) -> tuple[str, ...]:
+               info_fd: int, block_fd: int, *, disk_bytes: int | None,
+               seccomp_fd: int | None = None) -> tuple[str, ...]:
     """``argv`` wrapped in bwrap. The guest keeps the same paths inside, so
     nothing in its command line changes. The only writable places are
     private tmpfs mounts of at most ``disk_bytes`` each (the work directory,
     /tmp, /dev/shm): the root, /dev and every bind are read-only, so nothing
-    a program writes reaches the host's disk or outlives the sandbox."""
+    a program writes reaches the host's disk or outlives the sandbox.
+    ``seccomp_fd``: bwrap reads a BPF filter from it and installs it just
+    before it execs the guest."""
     support = detect()
     assert support.bwrap is not None
     size = [] if disk_bytes is None else ["--size", str(disk_bytes)]
@@ -160,6 +171,8 @@ def bwrap_argv(argv: tuple[str, ...], env: dict[str, str], workdir: str,
     out += [*size, "--tmpfs", workdir, "--chdir", workdir]
     for key, value in env.items():
         out += ["--setenv", key, value]
+    if seccomp_fd is not None:
+        out += ["--seccomp", str(seccomp_fd)]
     return (*out, "--remount-ro", "/", "--", *argv)
 
 
@@ -272,7 +285,10 @@ async def launch(command: GuestCommand, workdir: str, limits: Limits, profile: S
                  raw_output_bytes: int, *, channel_type: int = socket.SOCK_STREAM) -> Launched:
     """Start ``command`` under ``profile`` (already resolved)."""
     if profile is Sandbox.PROCESS:
-        child = spawn(command.argv, command.env, raw_output_bytes=raw_output_bytes,
+        argv = confinement.process_argv(command.argv, workdir, command.seccomp,
+                                        landlock=command.landlock,
+                                        confines_itself=command.confines_itself)
+        child = spawn(argv, command.env, raw_output_bytes=raw_output_bytes,
                       channel_type=channel_type)
         launched = Launched(child, child.pid)
         # The guest forks nothing before RUN, so joining now covers the program.
@@ -280,18 +296,22 @@ async def launch(command: GuestCommand, workdir: str, limits: Limits, profile: S
         return launched
     info_r, info_w = os.pipe()
     block_r, block_w = os.pipe()
+    extra_fds = [(info_w, 4), (block_r, 5)]
+    if command.seccomp:
+        extra_fds.append((_filter_fd(command.seccomp), 6))
     try:
         child = spawn(bwrap_argv(command.argv, command.env, workdir, 4, 5,
-                                 disk_bytes=limits.disk_bytes), {},
-                      raw_output_bytes=raw_output_bytes, extra_fds=((info_w, 4), (block_r, 5)),
+                                 disk_bytes=limits.disk_bytes,
+                                 seccomp_fd=6 if command.seccomp else None), {},
+                      raw_output_bytes=raw_output_bytes, extra_fds=extra_fds,
                       channel_type=channel_type)
     except BaseException:
         for fd in (info_r, block_w):
             os.close(fd)
         raise
     finally:
-        os.close(info_w)
-        os.close(block_r)
+        for fd, _ in extra_fds:
+            os.close(fd)
     launched = Launched(child, child.pid, sandboxed=True)
     try:
         # bwrap reports the sandboxed process's pid, then waits on block_fd:
@@ -303,6 +323,17 @@ async def launch(command: GuestCommand, workdir: str, limits: Limits, profile: S
             os.write(block_w, b"go")
         os.close(block_w)
     return launched
+
+
+def _filter_fd(bpf: bytes) -> int:
+    """A descriptor bwrap reads the filter from: a pipe holding all of it
+    (a filter is far smaller than a pipe's buffer)."""
+    read, write = os.pipe()
+    try:
+        os.write(write, bpf)
+    finally:
+        os.close(write)
+    return read
 
 
 async def _off_loop(launched: Launched, work: Callable[[Launched], None]) -> None:

@@ -99,13 +99,15 @@ class Session:
         command: GuestCommand | None = None,
         wire_tap: Callable[[str, bytes], None] | None = None,
         binding_threads: Executor | None = None,
+        seccomp: bytes = b"",
     ) -> None:
         """``ready`` is a warm guest to adopt instead of starting one;
         ``defer`` takes the teardown after a DONE, to finish after run() returns
         (without it, run() returns only once everything is reaped).
         ``command`` replaces the language's guest and ``wire_tap`` sees every
         byte on fd 3: both exist for the conformance runner and recorder.
-        ``binding_threads`` runs sync bindings (default: a pool of this run's own)."""
+        ``binding_threads`` runs sync bindings (default: a pool of this run's own).
+        ``seccomp``: the filter a guest started here runs under."""
         self.source = source
         self.language = language
         self.bindings = bindings
@@ -119,6 +121,7 @@ class Session:
         self._defer = defer
         self._command = command
         self._wire_tap = wire_tap
+        self._seccomp = seccomp
         self._conn = Connection(Role.HOST, max_frame_bytes=limits.frame_bytes,
                                 max_depth=limits.max_depth)
         self._channel: Channel | None = None
@@ -157,7 +160,8 @@ class Session:
             else:
                 assert cold_dir is not None
                 command = self._command or guest_command(
-                    self.language, cold_dir, self.limits, self._interpreters, self._env)
+                    self.language, cold_dir, self.limits, self._interpreters, self._env,
+                    seccomp=self._seccomp)
                 self._launched = await launch(command, cold_dir, self.limits, self._sandbox,
                                               self.limits.raw_output_bytes)
             child = self._launched.child

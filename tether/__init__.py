@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 __all__ = ["GuestUnavailable", "Limits", "OutputChunk", "PoolConfig", "RunError", "RunResult",
-           "RunStats", "Runtime", "Sandbox", "SandboxUnavailable", "Status", "__version__"]
+           "RunStats", "Runtime", "Sandbox", "SandboxUnavailable", "Status", "SyscallFilter",
+           "__version__"]
 
 if TYPE_CHECKING:
     from .host import (
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
         Sandbox,
         SandboxUnavailable,
         Status,
+        SyscallFilter,
     )
 
 

@@ -10,9 +10,23 @@ import sys
 import time
 import warnings
 
-from .host import Limits, PoolConfig, Runtime
+from .host import Limits, PoolConfig, Runtime, confinement, seccomp
 from .host.guests import GuestUnavailable, Interpreters
 from .host.sandbox import detect
+from .host.seccomp import SyscallFilter
+
+#: Run in a guest: its seccomp mode, and whether it can signal its parent
+#: (under ``process``, the host; Landlock's signal scoping refuses it).
+_PROBE = """
+import os
+mode = open('/proc/self/status').read().split('Seccomp:')[1].split()[0]
+try:
+    os.kill(os.getppid(), 0)
+    parent = 'signalable'
+except PermissionError:
+    parent = 'not signalable (Landlock scope)'
+return [mode, parent]
+"""
 
 
 def _line(name: str, value: str) -> None:
@@ -36,10 +50,34 @@ async def doctor(repeat: int) -> int:
     _line("namespaces sandbox", "available" if support.namespaces else
           f"unavailable: {support.detail}")
     _line("cgroups", support.cgroups.detail)
+    unavailable = seccomp.available()
+    _line("seccomp filter", f"unavailable: {unavailable}" if unavailable else
+          f"on by default in every profile: {len(SyscallFilter().denied())} calls denied "
+          f"or restricted")
+    abi = confinement.landlock_version()
+    _line("landlock", "unavailable: sandbox='process' confines no files, signals or sockets"
+          if abi == 0 else f"ABI {abi}: sandbox='process' confines files"
+          + (", TCP" if abi >= 4 else "")
+          + (", signals and abstract sockets" if abi >= 6 else
+             "; no signal scoping (ABI 6): os.kill(-1, 9) reaches the machine"))
     _line("running as root", "yes" if os.geteuid() == 0 else "no")
     if os.geteuid() == 0:
         _line("", "sandbox='process' would run programs as root: use namespaces")
+
     profiles = ["process"] + (["namespaces"] if support.namespaces else [])
+    print("  what a guest reports about itself (seccomp mode 2 is a filter):")
+    for profile in profiles:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            runtime = Runtime(sandbox=profile, pool=None, limits=Limits(timeout=30))
+        async with runtime:
+            result = await runtime.run(_PROBE)
+        if not result.ok:
+            _line(profile, f"FAILED: {result.error}")
+            return 1
+        mode, parent = result.value if isinstance(result.value, list) else ("?", "?")
+        _line(profile, f"seccomp mode {mode!s}"
+              + (f", the host {parent!s}" if profile == "process" else ""))
     print(f"  cold start of a hello run (median of {repeat}):")
     for profile in profiles:
         with warnings.catch_warnings():
@@ -72,3 +110,4 @@ async def doctor(repeat: int) -> int:
                   if result.ok and forked else "FAILED: guests start as new interpreters "
                   "(see the log)")
     return 0
+

@@ -2,14 +2,15 @@
 
 Started by the host as::
 
-    python -I -S -B .../guest/python/main.py --cwd DIR [--warm] [--path DIR]...
-    python -I -S -B .../guest/python/main.py --zygote isolate|plain [--path DIR]...
+    python -I -S -B .../guest/python/main.py --cwd DIR [--warm] [--path DIR]... [CONFINE]
+    python -I -S -B .../guest/python/main.py --zygote isolate|plain [--path DIR]... [CONFINE]
 
 ``--path`` entries are where ``tether`` and ``cbor2`` live (``-S`` leaves
 site-packages off ``sys.path``); they are removed again before the program
 runs, so the program sees the standard library only. ``--warm`` (a guest
 that waits in a pool) loads asyncio before RUN instead of only for programs
-that import it.
+that import it. CONFINE are guest/python/confine.py's options: the guest
+applies them before it says HELLO; the fork server, to every guest it forks.
 """
 
 from __future__ import annotations
@@ -22,16 +23,18 @@ def _bootstrap() -> None:
     paths = [args[i + 1] for i, a in enumerate(args) if a == "--path"]
     sys.path[:0] = paths
     try:
-        from tether.guest.python import shim
+        from tether.guest.python import confine, shim
 
         if "--zygote" in args:
             from tether.guest.python import zygote
     finally:
         del sys.path[: len(paths)]
     del sys.argv[1:]
+    confinement = confine.parse(args)
     if "--zygote" in args:
-        zygote.main(args[args.index("--zygote") + 1] == "isolate")
+        zygote.main(args[args.index("--zygote") + 1] == "isolate", confinement)
     cwd = args[args.index("--cwd") + 1] if "--cwd" in args else None
+    confine.apply(confinement, cwd)
     shim.main(cwd, warm="--warm" in args)
 
 

@@ -41,7 +41,7 @@ import socket
 import struct
 from typing import NoReturn
 
-from . import shim
+from . import confine, shim
 
 REQUEST = struct.Struct("<IQ")
 REPLY = struct.Struct("<cIi")
@@ -76,10 +76,11 @@ def _check(result: int, what: str) -> None:
 class _Template:
     """The fork server's loop and its bookkeeping."""
 
-    def __init__(self, isolate: bool) -> None:
+    def __init__(self, isolate: bool, confinement: confine.Confinement) -> None:
         os.dup2(shim.CHANNEL_FD, _CONTROL_FD)
         os.close(shim.CHANNEL_FD)
         self.isolate = isolate
+        self.confinement = confinement
         self.control = socket.socket(fileno=_CONTROL_FD)
         self.wake_r, self.wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         self.running: dict[int, int] = {}  # run token -> pid, until its exit is reported
@@ -111,7 +112,9 @@ class _Template:
             token, disk_bytes = REQUEST.unpack_from(message)
             workdir = message[REQUEST.size:].decode()
             keep = (self.control.fileno(), self.wake_r, self.wake_w)
-            pid = self.running[token] = _fork_guest(fds, workdir, disk_bytes, self.isolate, keep)
+            pid = self.running[token] = _fork_guest(fds, workdir, disk_bytes, self.isolate,
+                                                    template_fds=keep,
+                                                    confinement=self.confinement)
             pidfd = os.pidfd_open(pid)
             try:  # the host learns the pid as it sees it from the pidfd
                 socket.send_fds(self.control, [REPLY.pack(b"S", token, pid)], [pidfd])
@@ -141,8 +144,8 @@ class _Template:
             self.control.send(REPLY.pack(b"X", token, code))
 
 
-def _fork_guest(fds: list[int], workdir: str, disk_bytes: int, isolate: bool,
-                template_fds: tuple[int, ...]) -> int:
+def _fork_guest(fds: list[int], workdir: str, disk_bytes: int, isolate: bool, *,
+                template_fds: tuple[int, ...], confinement: confine.Confinement) -> int:
     """Fork the run's first process: the guest itself (plain), or the init
     of the run's new namespaces, which forks the guest (isolate)."""
     pid = _clone_into_namespaces() if isolate else os.fork()
@@ -160,14 +163,14 @@ def _fork_guest(fds: list[int], workdir: str, disk_bytes: int, isolate: bool,
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         if not isolate:
             _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-            _become_guest(fds, workdir)
+            _become_guest(fds, workdir, confinement)
         _map_ids()
         _private_mounts(workdir, disk_bytes)
         guest = os.fork()
         if guest == 0:
             os.setsid()
             _drop_capabilities()
-            _become_guest(fds, workdir)
+            _become_guest(fds, workdir, confinement)
         _serve_as_init(guest, fds)
     except BaseException as exc:  # nothing may return into the template's loop
         with contextlib.suppress(Exception):
@@ -214,11 +217,14 @@ def _map_ids() -> None:
             f.write(text)
 
 
-def _become_guest(fds: list[int], workdir: str) -> NoReturn:
+def _become_guest(fds: list[int], workdir: str, confinement: confine.Confinement) -> NoReturn:
     channel, stdout, stderr = fds
     os.dup2(channel, shim.CHANNEL_FD)
     os.dup2(stdout, 1)
     os.dup2(stderr, 2)
+    # Confined after the run's namespaces and mounts, before any code of the run
+    # (and before the descriptors it prepared in the template are closed).
+    confine.apply(confinement, workdir)
     os.closerange(shim.CHANNEL_FD + 1, 1 << 16)
     for name in ("HOME", "TMPDIR", "PWD"):
         os.environ[name] = workdir
@@ -248,12 +254,15 @@ def _drop_capabilities() -> None:
     _check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
 
 
-def main(isolate: bool) -> NoReturn:
+def main(isolate: bool, confinement: confine.Confinement) -> NoReturn:
     from . import aio  # noqa: F401 - every forked guest starts with asyncio loaded
 
     # Everything loaded so far stays out of the collector's sight: a guest
     # that collects then does not write to (and so copy) every page of it.
     shim.rehearse()  # each guest starts past the shim's first-use paths
+    # Now, while fds 0-3 are open: the descriptors it keeps for the guests'
+    # Landlock rules are never one a guest's dup2() onto fd 1-3 replaces.
+    confine.warm(confinement)
     gc.collect()
     gc.freeze()
-    _Template(isolate).serve()
+    _Template(isolate, confinement).serve()

@@ -1,0 +1,81 @@
+"""What confines a guest besides its profile's process setup: the seccomp
+filter (host/seccomp.py) everywhere, and Landlock under ``process``.
+
+Under ``namespaces`` bwrap installs the filter (``--seccomp``), and forked
+guests install it themselves once their namespaces exist. Landlock adds
+nothing there that the namespaces do not already give: signals cannot
+leave the PID namespace, abstract Unix sockets belong to the network
+namespace, and the filesystem view is bwrap's.
+
+Under ``process`` there is no bwrap: the CPython guest confines itself at
+start, from options in its argv, before it reads RUN; every other guest is
+exec'd through guest/python/confine.py, which confines itself and then
+execs the guest (both survive execve). The Landlock rules: the system
+directories and the guest's own interpreter and code are readable and
+executable, a few devices readable and writable, the work directory
+writable; nothing else is reachable, TCP bind and connect are denied
+(Landlock ABI 4), and with ABI 6 the guest can neither signal a process
+outside its domain nor connect to an abstract Unix socket outside it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from functools import cache
+from pathlib import Path
+
+from tether.guest.python.confine import landlock_abi
+
+#: Read (and execute) under Landlock, as bwrap shows them under namespaces.
+SYSTEM_READ = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc/ld.so.cache",
+               "/etc/localtime", "/etc/ssl/openssl.cnf", "/proc")
+#: Devices a guest may open for reading and writing.
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+LAUNCHER = str(Path(__file__).resolve().parent.parent / "guest" / "python" / "confine.py")
+
+
+@cache
+def landlock_version() -> int:
+    """This kernel's Landlock ABI (0: none), probed once."""
+    return landlock_abi()
+
+
+@cache
+def _landlock_options() -> tuple[str, ...]:
+    from .sandbox import _guest_binds  # the same files bwrap binds for a guest
+
+    out: list[str] = []
+    for path in _outermost(*SYSTEM_READ, *_guest_binds()):
+        out += ["--landlock-read", path]
+    for path in DEVICES:
+        out += ["--landlock-write", path]
+    return tuple(out)
+
+
+def _outermost(*paths: str) -> list[str]:
+    """``paths`` resolved, without those beneath another (/bin is /usr/bin on
+    a merged-/usr system): each rule costs every guest a system call."""
+    real = sorted({os.path.realpath(p) for p in paths if os.path.exists(p)})
+    return [p for p in real if not any(p.startswith(q.rstrip("/") + "/") for q in real)]
+
+
+def options(seccomp: bytes, *, landlock: bool) -> tuple[str, ...]:
+    """The confinement options of guest/python/confine.py."""
+    out: tuple[str, ...] = ("--seccomp", seccomp.hex()) if seccomp else ()
+    if landlock and landlock_version() > 0:
+        out += _landlock_options()
+    return out
+
+
+def process_argv(argv: tuple[str, ...], workdir: str, seccomp: bytes, *, landlock: bool,
+                 confines_itself: bool) -> tuple[str, ...]:
+    """``argv`` under ``process``: with the options appended for a guest that
+    confines itself, else behind the launcher."""
+    own = options(seccomp, landlock=landlock)
+    if not own:
+        return argv
+    if confines_itself:
+        return (*argv, *own)
+    return (os.path.realpath(sys.executable), "-I", "-S", "-B", LAUNCHER, "--cwd", workdir,
+            *own, "--", *argv)
