@@ -123,6 +123,7 @@ class Reader:
     def _decoded(self, job: asyncio.Future[Event | _NeedData]) -> None:
         self.busy = False
         if self._finished():
+            job.exception()  # retrieved: the run is over, its frame does not matter
             self._quiet.set()
             return
         try:

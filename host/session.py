@@ -75,8 +75,12 @@ logger = logging.getLogger("tether")
 #: What V8 prints when --max-old-space-size is reached (the process then aborts).
 _HEAP_EXHAUSTED = ("JavaScript heap out of memory", "Reached heap limit")
 #: A guest that reports running out of memory is believed when it has used
-#: this much of its memory rlimit (what is left is smaller than most requests).
+#: this much of its memory rlimit (what is left is smaller than most requests)...
 _NEAR_THE_LIMIT = 0.9
+#: ...or when the run's cgroup saw this much of it resident: at its
+#: address-space limit a process has at least this share in memory, the rest
+#: being files the interpreter mapped and never touched.
+_RESIDENT_SHARE = 0.5
 
 
 def _crash(message: str) -> Ending:
@@ -195,7 +199,13 @@ class Session:
                 child = None
                 return result
             exit_code = await self._shut_down(ending)
-            return self._result(ending, child, wall_time, exit_code)
+            result = self._result(ending, child, wall_time, exit_code)
+            if self._defer is not None:
+                # Every process of the run is gone: removing its cgroup and
+                # work directory need not delay the result.
+                self._defer(self._release(workdir))
+                child = None
+            return result
         finally:
             # Reached with an exception too, e.g. when run() itself is cancelled.
             if child is not None:
@@ -359,9 +369,12 @@ class Session:
         if limit is None:
             return False
         cgroup = self._launched.cgroup
-        if cgroup is not None and cgroup.ceiling_reached():
-            return True
-        # The rlimit the allocation ran into: address space (Python) or data (Node).
+        if cgroup is not None:
+            peak = cgroup.peak_memory()
+            if cgroup.ceiling_reached() or (peak is not None and peak >= limit * _RESIDENT_SHARE):
+                return True
+        # The rlimit the allocation ran into, if the guest is still there to
+        # ask: address space (Python) or data (Node).
         used = memory_use(self._launched.program_pid(), peak=self.language == "python")
         floor = limit if self.language == "python" else max(limit, NODE_MIN_DATA)
         return used is not None and used >= floor * _NEAR_THE_LIMIT

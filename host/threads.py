@@ -120,4 +120,4 @@ class WorkerThreads(concurrent.futures.Executor):
 
 
 #: tether's own blocking work: cgroups, work directories (see process.in_thread).
-internal = WorkerThreads(4, "tether")
+internal = WorkerThreads(8, "tether")
