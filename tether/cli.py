@@ -76,6 +76,7 @@ _LIMIT_FLAGS: tuple[tuple[str, str, Callable[[str], Any], str], ...] = (
     ("--open-files", "open_files", _count, "open file descriptors"),
     ("--file-bytes", "file_bytes", _size, "largest file the program writes"),
     ("--processes", "processes", _count, "processes and threads of the run"),
+    ("--disk-bytes", "disk_bytes", _size, "what the program may write to each writable place"),
 )
 
 
