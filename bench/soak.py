@@ -49,39 +49,37 @@ def raises_base() -> None:
     raise BaseException("not an Exception")
 
 
+def _flood(count: int, times: int) -> str:
+    """A program that writes, straight to fd 3, ``times`` (at most 23) CALLs
+    of ``echo`` whose args are ``count`` empty arrays, and never reads."""
+    return f"""
+import os, time
+for call_id in range(1, {times} + 1):
+    payload = (b"\\xa4\\x62id" + bytes([call_id]) + b"\\x64args\\x9a"
+               + ({count}).to_bytes(4, "big") + b"\\x80" * {count}
+               + b"\\x64name\\x64echo\\x66kwargs\\xa0")
+    view = memoryview(b"TH\\x01\\x03\\x00\\x00" + len(payload).to_bytes(4, "big") + payload)
+    while view:
+        view = view[os.write(3, view):]
+time.sleep(30)
+"""
+
+
 PROGRAMS: dict[str, tuple[str, Limits]] = {
     # well-behaved
     "hello": ("print('hello')\nreturn 42", Limits(timeout=10)),
     "call": ("return await echo([1, 'two', {'three': 3.0}])", Limits(timeout=10)),
     "sleeps past its timeout": ("import time\ntime.sleep(30)", Limits(timeout=1, kill_grace=0.1)),
     # hostile
-    "frames at the item bound": (f"""
-import os
-for call_id in range(1, 11):
-    payload = (b"\\xa4\\x62id" + bytes([call_id]) + b"\\x64args\\x9a" + ({ITEMS} - 100).to_bytes(4, "big")
-               + b"\\x80" * ({ITEMS} - 100) + b"\\x64name\\x64echo\\x66kwargs\\xa0")
-    view = memoryview(b"TH\\x01\\x03\\x00\\x00" + len(payload).to_bytes(4, "big") + payload)
-    while view:
-        view = view[os.write(3, view):]
-import time
-time.sleep(30)
-""", Limits(timeout=4, kill_grace=0.1)),
-    "16 million empty arrays": ("""
-import os
-payload = (b"\\xa4\\x62id\\x01\\x64args\\x9a" + (16_000_000).to_bytes(4, "big") + b"\\x80" * 16_000_000
-           + b"\\x64name\\x64echo\\x66kwargs\\xa0")
-view = memoryview(b"TH\\x01\\x03\\x00\\x00" + len(payload).to_bytes(4, "big") + payload)
-while view:
-    view = view[os.write(3, view):]
-import time
-time.sleep(30)
-""", Limits(timeout=10, kill_grace=0.1)),
+    "frames at the item bound": (_flood(ITEMS - 100, 10), Limits(timeout=4, kill_grace=0.1)),
+    "16 million empty arrays": (_flood(16_000_000, 1), Limits(timeout=10, kill_grace=0.1)),
     "fork bomb": (f"""
 import os, sys
 try:
     while True:
         if os.fork() == 0:
-            os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(60)", "{MARKER}"])
+            os.execv(sys.executable,
+                     [sys.executable, "-c", "import time; time.sleep(60)", "{MARKER}"])
 except OSError:
     pass
 return "stopped"
