@@ -1,9 +1,10 @@
 """The host's end of fd 3 on the event loop: reads feed a callback, writes
 never block (an outbox drains when the socket is writable again).
 
-One read per turn of the loop: a guest that keeps the socket full gets no
-more of the loop than any other reader, and its owner may pause reading
-(the guest then blocks on a full socket) while it works through a backlog."""
+A bounded number of reads per turn of the loop: a guest that keeps the
+socket full gets no more of the loop than any other reader, and its owner
+may pause reading (the guest then blocks on a full socket) while it works
+through a backlog."""
 
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ from collections.abc import Callable
 #: Below glibc malloc's mmap threshold (128 KiB): a larger recv buffer costs an
 #: mmap and a munmap per read.
 READ_SIZE = 64 * 1024
+#: Reads per turn of the loop at most: copying bytes in is cheap (decoding is
+#: what the reader bounds), and a large frame should not need hundreds of turns.
+READS_PER_TURN = 16
 #: Unsent bytes past which the guest is not read until it reads: a guest that
 #: sends calls and never reads their results cannot grow the host's memory.
 OUTBOX_LIMIT = 4 * 1024 * 1024
@@ -42,10 +46,11 @@ class Channel:
         self._loop.add_reader(sock.fileno(), self.read_available)
 
     def read_available(self, *, everything: bool = False) -> bool:
-        """Read once; with ``everything``, what the socket holds right now
-        (to drain the channel once the child has exited: a short read means
-        it is empty). True once nothing is left to read; False if reading
-        was paused first."""
+        """Read up to READS_PER_TURN times; with ``everything``, what the
+        socket holds right now (to drain the channel once the child has
+        exited: a short read means it is empty). True once nothing is left to
+        read; False if reading was paused or the turn's reads were used up."""
+        reads = 0
         while self._reading:
             try:
                 data = self._sock.recv(READ_SIZE)
@@ -62,8 +67,11 @@ class Channel:
             if self._tap is not None:
                 self._tap("in", data)
             self._on_data(data)
-            if not everything or len(data) < READ_SIZE:
-                return len(data) < READ_SIZE  # level-triggered: more data calls again
+            reads += 1
+            if len(data) < READ_SIZE:
+                return True
+            if not everything and reads >= READS_PER_TURN:
+                return False  # level-triggered: the next turn reads on
         return self._eof or self._closed
 
     def write(self, data: bytes) -> None:
