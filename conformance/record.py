@@ -53,6 +53,8 @@ def generalize(sender: str, frame_type: FrameType, envelope: Any, ids: _Ids | No
         value["id"] = ids(value["id"])
     elif frame_type is FrameType.DONE and "error" in value:
         error = dict(value["error"], traceback="<text>")
+        if "line" in error:  # R-DONE-2: included when known, so optional
+            error["line?"] = error.pop("line")
         if loose_error:
             error.update(type="<text>", message="<text>")
         value["error"] = error

@@ -109,6 +109,9 @@ def connection_error(code: int) -> Step:
 
 
 HANG = {"python": "await hang()", "javascript": "await hang()"}
+#: R-DONE-2: ``line`` is optional ("line?"), present when the guest knows it.
+CANCELLED_DONE = {"error": {"type": "Cancelled", "message": "<text>", "traceback": "<text>",
+                            "line?": "<int>"}}
 CALL_HANG = g("CALL", {"id": "<id:1>", "name": "hang", "args": [], "kwargs": {}})
 
 
@@ -148,13 +151,15 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("keyword-arguments", "Keyword arguments travel in kwargs",
              ("R-CALL-1",), bindings=("add",),
              programs={"python": "return await add(1, b=2)"}),
-    Scenario("value-model", "Every kind of value crosses both ways unchanged",
+    Scenario("value-model", "Every kind of value crosses both ways unchanged, maps in order",
              ("R-VAL-1", "R-CBOR-2", "R-CBOR-5"), bindings=("echo",),
              programs={
                  "python": 'return await echo([None, True, -5, 2**70, 1.5, "é", b"\\x00\\x01", '
-                           '{"k": [1]}])',
+                           '{"k": [1]}, {"zeta": 1, "alpha": 2, "mid": 3}, [], {}, '
+                           '[1, None, None]])',
                  "javascript": 'return await echo([null, true, -5, 2n ** 70n, 1.5, "é", '
-                               'new Uint8Array([0, 1]), {k: [1]}])',
+                               'new Uint8Array([0, 1]), {k: [1]}, {zeta: 1, alpha: 2, mid: 3}, '
+                               '[], {}, [1, null, null]])',
              }),
     Scenario("binding-error-caught", "A binding's error is caught by the program",
              ("R-RESULT-2", "R-RESULT-3"), bindings=("fail",),
@@ -220,15 +225,13 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("host-eof", "The host closes the stream while the program runs",
              ("R-TRANS-4", "R-DONE-5"), kind="host-script", programs=HANG, bindings=("hang",),
              script=(g("HELLO", HELLO_PATTERN), *_after_run(h("EOF")),
-                     g("DONE", {"error": {"type": "Cancelled", "message": "<text>",
-                                          "traceback": "<text>"}}, optional=True),
+                     g("DONE", CANCELLED_DONE, optional=True),
                      g("EOF"))),
     Scenario("cancel", "CANCEL stops the program",
              ("R-CANCEL-1", "R-DONE-5", "R-STATE-2"), kind="host-script", programs=HANG,
              bindings=("hang",),
              script=(g("HELLO", HELLO_PATTERN), *_after_run(h("CANCEL", {"reason": "test"})),
-                     g("DONE", {"error": {"type": "Cancelled", "message": "<text>",
-                                          "traceback": "<text>"}}, optional=True),
+                     g("DONE", CANCELLED_DONE, optional=True),
                      g("EOF"))),
     Scenario("cancel-wind-down", "After CANCEL the program may still print and call",
              ("R-STATE-3", "R-CANCEL-1"), kind="host-script", bindings=("hang", "log"),
@@ -244,8 +247,7 @@ SCENARIOS: tuple[Scenario, ...] = (
                      h("RESULT", {"id": "<id:2>", "error": {"code": 106, "type": "Cancelled",
                                                           "message": "the run is ending"}}),
                      g("OUTPUT", {"stream": "stdout", "text": "Cancelled\n"}),
-                     g("DONE", {"error": {"type": "Cancelled", "message": "<text>",
-                                          "traceback": "<text>"}}),
+                     g("DONE", CANCELLED_DONE),
                      g("EOF"))),
     Scenario("late-frames", "RESULT and CANCEL that cross DONE are accepted",
              ("R-STATE-4", "R-DONE-4"), kind="host-script", bindings=("add",),

@@ -224,28 +224,48 @@ class Mismatch(Exception):
     pass
 
 
-def match(pattern: Any, actual: Any, bindings: dict[str, Any], path: str = "$") -> None:
+#: Envelope keys that hold values: maps below them keep the sender's order
+#: (R-CBOR-2), so their keys are matched in order; the envelope's own keys
+#: may come in any order.
+VALUE_KEYS = frozenset({"value", "args", "kwargs"})
+
+
+def match(pattern: Any, actual: Any, bindings: dict[str, Any], path: str = "$",
+          *, ordered: bool = False) -> None:
     """Raise Mismatch unless ``actual`` fits ``pattern``. Placeholders:
     ``<any>`` anything, ``<text>`` any text, ``<int>`` any integer,
     ``<id:NAME>`` an integer bound to NAME on first use and equal to it after,
     ``<program>``/``<language>`` the run's source and language (bound by the
-    runner). Containers match element by element, maps key by key."""
+    runner). Containers match element by element, maps key by key; maps
+    inside values (under ``value``, ``args``, ``kwargs``) in the same order.
+    A pattern key ending in ``?`` (``"line?"``) is optional: its value is
+    matched when the key is present (R-DONE-2's ``line``)."""
     if isinstance(pattern, str):
         placeholder = PLACEHOLDER.fullmatch(pattern)
         if placeholder:
             _match_placeholder(placeholder.group(1), placeholder.group(2), actual, bindings, path)
             return
     if isinstance(pattern, dict):
-        if not isinstance(actual, dict) or set(actual) != set(pattern):
+        def name_of(key: str) -> str:
+            return key if ordered else _key_name(key)
+        required = {k for k in pattern if name_of(k) == k}
+        allowed = {name_of(k) for k in pattern}
+        if not isinstance(actual, dict) or not required <= set(actual) <= allowed:
             raise Mismatch(f"{path}: expected keys {sorted(pattern)}, got {_show(actual)}")
+        if ordered and list(actual) != list(pattern):
+            raise Mismatch(f"{path}: expected the keys in the order {list(pattern)}, "
+                           f"got {list(actual)} (R-CBOR-2)")
         for key in pattern:
-            match(pattern[key], actual[key], bindings, f"{path}.{key}")
+            name = name_of(key)
+            if name in actual:
+                match(pattern[key], actual[name], bindings, f"{path}.{name}",
+                      ordered=ordered or (path == "$" and name in VALUE_KEYS))
         return
     if isinstance(pattern, list):
         if not isinstance(actual, list) or len(actual) != len(pattern):
             raise Mismatch(f"{path}: expected {len(pattern)} items, got {_show(actual)}")
         for i, (p, a) in enumerate(zip(pattern, actual, strict=True)):
-            match(p, a, bindings, f"{path}[{i}]")
+            match(p, a, bindings, f"{path}[{i}]", ordered=ordered)
         return
     if isinstance(pattern, float) and isinstance(actual, float) and math.isnan(pattern):
         if not math.isnan(actual):
@@ -253,6 +273,11 @@ def match(pattern: Any, actual: Any, bindings: dict[str, Any], path: str = "$") 
         return
     if type(pattern) is not type(actual) or pattern != actual:
         raise Mismatch(f"{path}: expected {_show(pattern)}, got {_show(actual)}")
+
+
+def _key_name(key: str) -> str:
+    """An envelope key's name: ``"line?"`` is the optional key ``line``."""
+    return key[:-1] if len(key) > 1 and key.endswith("?") else key
 
 
 def _match_placeholder(kind: str, name: str | None, actual: Any, bindings: dict[str, Any],
@@ -304,8 +329,9 @@ def fresh_ids(patterns: Any) -> dict[str, int]:
     return found
 
 
-def substitute(pattern: Any, bindings: dict[str, Any]) -> Any:
-    """A concrete value from a pattern: placeholders replaced by bindings."""
+def substitute(pattern: Any, bindings: dict[str, Any], *, in_value: bool = False) -> Any:
+    """A concrete value from a pattern: placeholders replaced by bindings,
+    optional envelope keys (``"line?"``) sent as present."""
     if isinstance(pattern, str):
         placeholder = PLACEHOLDER.fullmatch(pattern)
         if placeholder:
@@ -316,9 +342,12 @@ def substitute(pattern: Any, bindings: dict[str, Any]) -> Any:
             return bindings[key]
         return pattern
     if isinstance(pattern, dict):
-        return {k: substitute(v, bindings) for k, v in pattern.items()}
+        if in_value:
+            return {k: substitute(v, bindings, in_value=True) for k, v in pattern.items()}
+        return {_key_name(k): substitute(v, bindings, in_value=k in VALUE_KEYS)
+                for k, v in pattern.items()}
     if isinstance(pattern, list):
-        return [substitute(v, bindings) for v in pattern]
+        return [substitute(v, bindings, in_value=in_value) for v in pattern]
     return pattern
 
 

@@ -4,14 +4,18 @@
     python conformance/vectors/generate.py --check  # fail if either is stale
 
 Each vector is a byte string a receiver is fed, with the outcome the spec
-requires: the message it decodes to, a connection error code, or a discard.
-Valid payloads are encoded here with cbor2's deterministic mode; invalid ones
-are spelled out in hex so that no encoder can "fix" them.
+requires: the message it decodes to (its type, and its content in diagnostic
+notation, maps in the order sent), a connection error code, or a discard.
+Valid payloads are encoded here with cbor2 and a shortest-float encoder of
+their own (preferred serialization, maps in their order: R-CBOR-2), not with
+the codecs they check; invalid ones are spelled out in hex so that no encoder
+can "fix" them.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import struct
 import sys
 from pathlib import Path
@@ -19,6 +23,8 @@ from typing import Any
 
 import cbor2
 import cbor_diag
+
+from tether.conformance.transcript import diag
 
 HERE = Path(__file__).resolve().parent
 VECTORS = HERE / "frames.json"
@@ -41,17 +47,32 @@ def frame(frame_type: int | str, payload: bytes) -> bytes:
     return header(t, len(payload)) + payload
 
 
+def _shortest_float(encoder: cbor2.CBOREncoder, value: float) -> None:
+    if math.isnan(value):
+        encoder.write(b"\xf9\x7e\x00")
+        return
+    for head, layout in ((b"\xf9", ">e"), (b"\xfa", ">f"), (b"\xfb", ">d")):
+        try:
+            data = struct.pack(layout, value)
+        except OverflowError:
+            continue
+        if struct.unpack(layout, data)[0] == value:
+            encoder.write(head + data)
+            return
+
+
 def enc(item: Any) -> bytes:
-    return cbor2.dumps(item, canonical=True)
+    """Preferred serialization, every map in its own order (R-CBOR-2)."""
+    return cbor2.dumps(item, encoders={float: _shortest_float})
 
 
 vectors: list[dict[str, Any]] = []
 
 
-def ok(vid: str, reqs: list[str], what: str, frame_type: str, item: Any) -> None:
+def ok(vid: str, reqs: list[str], what: str, frame_type: str, item: Any, **extra: Any) -> None:
     vectors.append({"id": vid, "requirements": reqs, "description": what,
                     "hex": frame(frame_type, enc(item)).hex(),
-                    "expect": {"message": frame_type}})
+                    "expect": {"message": frame_type, "decoded": diag(item)}, **extra})
 
 
 def bad(vid: str, reqs: list[str], what: str, data: bytes, error: str, **extra: Any) -> None:
@@ -137,10 +158,8 @@ def build() -> None:
     fill = MIN_CEILING - len(envelope) - 2  # text grows by 2 header bytes past 255
     at_ceiling = enc({"stream": "stdout", "text": "x" * fill})
     assert len(at_ceiling) == MIN_CEILING, len(at_ceiling)
-    vectors.append({"id": "frame-at-ceiling", "requirements": ["R-FRAME-5", "R-LIMIT-1"],
-                    "description": "payload exactly at a 64 KiB ceiling",
-                    "max_frame_bytes": MIN_CEILING, "hex": frame("OUTPUT", at_ceiling).hex(),
-                    "expect": {"message": "OUTPUT"}})
+    ok("frame-at-ceiling", ["R-FRAME-5", "R-LIMIT-1"], "payload exactly at a 64 KiB ceiling",
+       "OUTPUT", {"stream": "stdout", "text": "x" * fill}, max_frame_bytes=MIN_CEILING)
     bad("frame-past-ceiling", ["R-FRAME-5"],
         "declared length one past a 64 KiB ceiling: rejected from the header alone",
         header(5, MIN_CEILING + 1), "FRAME_TOO_LARGE", max_frame_bytes=MIN_CEILING)
@@ -168,8 +187,9 @@ def build() -> None:
                 "precision", "DONE", bytes.fromhex("a16576616c7565f9fe00"))
     bad_payload("nan-half-payload", ["R-CBOR-3"], "a half-precision NaN with a payload", "DONE",
                 bytes.fromhex("a16576616c7565f97e01"))
-    bad_payload("keys-unsorted", ["R-CBOR-2"], "'id' after 'value'", "RESULT",
-                bytes.fromhex("a26576616c7565f662696401"))
+    ok("keys-in-senders-order", ["R-CBOR-2"], "'id' after 'value', and a value whose map "
+       "keys are not in any sorted order: decoded in the order sent", "RESULT",
+       {"value": {"zeta": 1, "alpha": [{"b": 2, "a": 1}], "mid": None}, "id": 7})
     bad_payload("keys-duplicate", ["R-CBOR-4"], "'reason' twice", "CANCEL",
                 bytes.fromhex("a266726561736f6e6066726561736f6e60"))
     bad_payload("indefinite-length", ["R-CBOR-2"], "an indefinite-length array value",
@@ -189,16 +209,22 @@ def build() -> None:
     bad_payload("bytes-map-key", ["R-CBOR-4"], "a map with a byte-string key", "DONE",
                 bytes.fromhex("a16576616c7565a1416101"))
     depth = LIMITS["max_depth"] + 2  # the payload bound of R-CBOR-8
-    vectors.append({"id": "depth-at-limit", "requirements": ["R-CBOR-8"],
-                    "description": f"a payload nested exactly max_depth + 2 = {depth} deep",
-                    "hex": frame("DONE", enc({"value": _nest(depth - 1)})).hex(),
-                    "expect": {"message": "DONE"}})
+    ok("depth-at-limit", ["R-CBOR-8"], f"a payload nested exactly max_depth + 2 = {depth} deep",
+       "DONE", {"value": _nest(depth - 1)})
     bad_payload("depth-past-limit", ["R-CBOR-8"], f"a payload nested {depth + 1} deep", "DONE",
                 enc({"value": _nest(depth)}))
+    for empty, name in (([], "array"), ({}, "map")):
+        ok(f"depth-empty-{name}-at-limit", ["R-CBOR-8"],
+           f"an empty {name} as the {depth}th container: empty containers count", "DONE",
+           {"value": _nest(depth - 2, empty)})
+        bad_payload(f"depth-empty-{name}-past-limit", ["R-CBOR-8"],
+                    f"an empty {name} as the {depth + 1}th container", "DONE",
+                    enc({"value": _nest(depth - 1, empty)}))
 
     # -- message schemas -----------------------------------------------------
     def schema(vid: str, reqs: list[str], what: str, frame_type: str, item: Any) -> None:
-        bad_payload(vid, ["R-CBOR-10", *reqs], what, frame_type, enc(item), error="INVALID_MESSAGE")
+        bad_payload(vid, ["R-CBOR-10", *(r for r in reqs if r != "R-CBOR-10")], what, frame_type,
+                    enc(item), error="INVALID_MESSAGE")
 
     schema("hello-missing-key", ["R-HELLO-1"], "HELLO without capabilities", "HELLO",
            {k: v for k, v in hello.items() if k != "capabilities"})
@@ -233,8 +259,8 @@ def build() -> None:
            ["timeout"])
 
 
-def _nest(depth: int) -> Any:
-    value: Any = 0
+def _nest(depth: int, inner: Any = 0) -> Any:
+    value: Any = inner
     for _ in range(depth):
         value = [value]
     return value
@@ -262,7 +288,9 @@ def render_appendix() -> str:
         "Generated by `conformance/vectors/generate.py` from `frames.json`; do not edit.",
         "Each vector is the whole byte string a receiver is fed (then end of stream),",
         "the payload in CBOR diagnostic notation where it is one well-formed item,",
-        "and the outcome the spec requires. The receiver's frame ceiling is 16 MiB",
+        "and the outcome the spec requires: for a frame that decodes, its content in",
+        "diagnostic notation with every map in the order sent (R-CBOR-2), which a",
+        "receiver's decoded message must equal. The receiver's frame ceiling is 16 MiB",
         "(the default) unless the vector says otherwise; long hex is shortened here",
         "and given whole in `conformance/vectors/frames.json`.",
         "",
@@ -270,7 +298,7 @@ def render_appendix() -> str:
     for v in vectors:
         expect = v["expect"]
         if "message" in expect:
-            outcome = f"decodes to a {expect['message']} message"
+            outcome = f"decodes to this {expect['message']} message"
         elif "error" in expect:
             outcome = f"connection error {expect['error']}"
         else:
@@ -282,8 +310,11 @@ def render_appendix() -> str:
         if "max_frame_bytes" in v:
             out.append(f"Receiver's frame ceiling: {v['max_frame_bytes']}.")
         out += ["", "```", hexs, "```"]
-        if v.get("diagnostic"):
-            out += ["", "```text", v["diagnostic"], "```"]
+        shown = expect.get("decoded") or v.get("diagnostic")
+        if shown:
+            if len(shown) > 400:
+                shown = shown[:400] + " …"
+            out += ["", "```text", shown, "```"]
         out += ["", f"Outcome: {outcome}.", ""]
     return "\n".join(out)
 
@@ -291,9 +322,11 @@ def render_appendix() -> str:
 def main() -> int:
     build()
     for v in vectors:
-        diag = diagnostic(bytes.fromhex(v["hex"]))
-        if diag is not None:
-            v["diagnostic"] = diag
+        if "decoded" in v["expect"]:
+            continue
+        notation = diagnostic(bytes.fromhex(v["hex"]))
+        if notation is not None:
+            v["diagnostic"] = notation
     text = json.dumps({"vectors": vectors}, indent=1, ensure_ascii=False) + "\n"
     appendix = render_appendix()
     if "--check" in sys.argv:

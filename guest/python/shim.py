@@ -214,7 +214,7 @@ def wire_arguments(name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
             wire_kwargs[key], plain = to_wire_plain(arg, limits.max_depth)
         except ValueModelError as exc:
             raise TypeError(f"{name}() argument {key!r}: {exc}") from None
-        all_plain = False  # keys in the program's order, not the wire's
+        all_plain = all_plain and plain
     size = len(encode_payload({"": [wire_args, wire_kwargs]}, plain=all_plain)) - 2
     if size > limits.value_bytes:
         raise ValueError(f"{name}() arguments take {size} bytes, over the limit of "

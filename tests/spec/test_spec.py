@@ -28,6 +28,7 @@ from tether.codec import (
 )
 from tether.codec.messages import MESSAGE_TYPES
 from tether.codec.state import render_tables
+from tether.conformance.transcript import diag
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = (ROOT / "spec" / "tether-v1.md").read_text()
@@ -44,8 +45,9 @@ def _between(text: str, name: str) -> str:
     return match.group(1)
 
 
-def _decode(data: bytes, max_frame_bytes: int) -> list[Any]:
-    """Feed a vector to a receiver: frame rules, strict CBOR, then schema."""
+def _decode(data: bytes, max_frame_bytes: int) -> list[tuple[Any, Any]]:
+    """Feed a vector to a receiver: frame rules, strict CBOR, then schema.
+    Returns (message, decoded envelope) pairs."""
     decoder = FrameDecoder(max_frame_bytes)
     decoder.feed(data)
     out: list[Any] = []
@@ -53,7 +55,7 @@ def _decode(data: bytes, max_frame_bytes: int) -> list[Any]:
         if frame.type >= 0x80:
             continue
         envelope = decode_payload(frame.payload, DEFAULT_MAX_DEPTH + ENVELOPE_DEPTH)
-        out.append(MESSAGE_TYPES[FrameType(frame.type)](envelope))
+        out.append((MESSAGE_TYPES[FrameType(frame.type)](envelope), envelope))
     decoder.check_eof()
     return out
 
@@ -72,9 +74,10 @@ def test_vector(vector: dict[str, Any]) -> None:
     if expect.get("discard"):
         assert messages == []
         return
-    [message] = messages
+    [(message, envelope)] = messages
     assert message.TYPE.name == expect["message"]
-    assert encode_frame(message.TYPE, encode_payload(message.to_wire())) == data
+    assert diag(envelope) == expect["decoded"]  # the content, maps in the order sent
+    assert encode_frame(message.TYPE, encode_payload(envelope)) == data
 
 
 @cache
