@@ -35,6 +35,7 @@ from .messages import (
     Run,
     RunLimits,
     Stream,
+    envelope_depth,
 )
 from .state import TRANSITIONS, State
 from .values import (
@@ -59,5 +60,5 @@ __all__ = [
     "LocalProtocolError", "Message", "Output", "ProgramError", "ProtocolError", "Result",
     "RemoteProtocolError", "Role", "Run", "RunLimits", "State", "Stream", "Value",
     "ValueModelError", "check_value", "decode_payload", "encode_frame", "encode_payload",
-    "to_wire", "to_wire_plain",
+    "envelope_depth", "to_wire", "to_wire_plain",
 ]

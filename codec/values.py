@@ -12,7 +12,9 @@ bignums that fit in 64 bits, other NaN payloads).
 
 from __future__ import annotations
 
+import json
 import math
+import re
 import struct
 from collections.abc import Callable, Mapping
 from typing import Any, Final, NoReturn, TypeAlias
@@ -294,12 +296,15 @@ _SHORT_FLOATS: Final[Mapping[type, Callable[[cbor2.CBOREncoder, Any], None]]] = 
     float: _encode_float}
 
 
+_IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 def child_path(path: str, key: str) -> str:
-    """``$.name`` for identifier-like keys, ``$["odd key"]`` otherwise."""
-    if key.isidentifier():
+    """``$.name`` for ASCII identifier keys, ``$["odd key"]`` (a JSON string)
+    otherwise: the same in every language (R-VAL-3)."""
+    if _IDENTIFIER.fullmatch(key):
         return f"{path}.{key}"
-    escaped = key.replace("\\", "\\\\").replace('"', '\\"')
-    return f'{path}["{escaped}"]'
+    return f"{path}[{json.dumps(key, ensure_ascii=False)}]"
 
 
 def _text(value: str, path: str) -> str:

@@ -234,12 +234,19 @@ SCENARIOS: tuple[Scenario, ...] = (
                      g("DONE", CANCELLED_DONE, optional=True),
                      g("EOF"))),
     Scenario("cancel-wind-down", "After CANCEL the program may still print and call",
-             ("R-STATE-3", "R-CANCEL-1"), kind="host-script", bindings=("hang", "log"),
+             ("R-STATE-3", "R-CANCEL-1", "R-CANCEL-2", "R-RESULT-5"), kind="host-script",
+             bindings=("hang", "log"),
              programs={"python": "import asyncio\ntry:\n    await hang()\n"
                                  "except asyncio.CancelledError:\n    print('cleanup')\n"
                                  "    try:\n        await log('bye')\n"
                                  "    except BindingError as e:\n        print(e.type)\n"
-                                 "    raise"},
+                                 "    raise",
+                       "javascript": "try {\n  await hang()\n} catch (e) {\n"
+                                     "  if (!(e instanceof Cancelled)) throw e\n"
+                                     "  console.log('cleanup')\n"
+                                     "  try {\n    await log('bye')\n"
+                                     "  } catch (e2) {\n    console.log(e2.type)\n  }\n"
+                                     "  throw e\n}"},
              script=(g("HELLO", HELLO_PATTERN), h("RUN", run_frame(["hang", "log"])), CALL_HANG,
                      h("CANCEL", {"reason": "test"}),
                      g("OUTPUT", {"stream": "stdout", "text": "cleanup\n"}),

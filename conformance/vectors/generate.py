@@ -208,18 +208,32 @@ def build() -> None:
                 bytes.fromhex("a2647465787461ff6673747265616d66737464657272"))
     bad_payload("bytes-map-key", ["R-CBOR-4"], "a map with a byte-string key", "DONE",
                 bytes.fromhex("a16576616c7565a1416101"))
-    depth = LIMITS["max_depth"] + 2  # the payload bound of R-CBOR-8
-    ok("depth-at-limit", ["R-CBOR-8"], f"a payload nested exactly max_depth + 2 = {depth} deep",
-       "DONE", {"value": _nest(depth - 1)})
-    bad_payload("depth-past-limit", ["R-CBOR-8"], f"a payload nested {depth + 1} deep", "DONE",
-                enc({"value": _nest(depth)}))
+    depth = LIMITS["max_depth"] + 2  # the payload bound of R-CBOR-8 for a CALL
+
+    def call_with(argument: Any) -> Any:
+        return {"id": 1, "name": "f", "args": [argument], "kwargs": {}}
+
+    ok("depth-at-limit", ["R-CBOR-8"], f"a CALL nested exactly max_depth + 2 = {depth} deep "
+       "(its map, args, and an argument nested max_depth deep)", "CALL",
+       call_with(_nest(depth - 2)))
+    bad_payload("depth-past-limit", ["R-CBOR-8"], f"a CALL nested {depth + 1} deep", "CALL",
+                enc(call_with(_nest(depth - 1))))
+    ok("result-depth-at-limit", ["R-CBOR-8"], f"a RESULT value nested max_depth = "
+       f"{depth - 2} deep: RESULT's envelope is its map alone", "RESULT",
+       {"id": 1, "value": _nest(depth - 2)})
+    bad_payload("result-depth-past-limit", ["R-CBOR-8", "R-VAL-1"],
+                f"a RESULT value nested max_depth + 1 = {depth - 1} deep", "RESULT",
+                enc({"id": 1, "value": _nest(depth - 1)}))
+    bad_payload("done-depth-past-limit", ["R-CBOR-8", "R-VAL-1"],
+                f"a DONE value nested max_depth + 1 = {depth - 1} deep", "DONE",
+                enc({"value": _nest(depth - 1)}))
     for empty, name in (([], "array"), ({}, "map")):
         ok(f"depth-empty-{name}-at-limit", ["R-CBOR-8"],
-           f"an empty {name} as the {depth}th container: empty containers count", "DONE",
-           {"value": _nest(depth - 2, empty)})
+           f"a CALL whose {depth}th container is an empty {name}: empty containers count",
+           "CALL", call_with(_nest(depth - 3, empty)))
         bad_payload(f"depth-empty-{name}-past-limit", ["R-CBOR-8"],
-                    f"an empty {name} as the {depth + 1}th container", "DONE",
-                    enc({"value": _nest(depth - 1, empty)}))
+                    f"a CALL whose {depth + 1}th container is an empty {name}", "CALL",
+                    enc(call_with(_nest(depth - 2, empty))))
 
     # -- message schemas -----------------------------------------------------
     def schema(vid: str, reqs: list[str], what: str, frame_type: str, item: Any) -> None:

@@ -15,6 +15,8 @@ export const PROTOCOL_VERSION = 1;
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_MAX_DEPTH = 64;
 export const ENVELOPE_DEPTH = 2;
+/** Containers a frame of this type puts around its value (R-CBOR-8). */
+export const envelopeDepth = (type) => (type === 4 || type === 6 ? 1 : ENVELOPE_DEPTH);
 export const MAX_CALL_ID = 2 ** 53 - 1;
 
 export const TYPES = Object.freeze({
@@ -557,7 +559,7 @@ const PARSERS = {
 
 /** Frame → {type, name, body}; raises ProtocolError (MALFORMED_PAYLOAD / INVALID_MESSAGE). */
 export function decodeMessage(frame, maxDepth = DEFAULT_MAX_DEPTH) {
-  const envelope = decodePayload(frame.payload, maxDepth + ENVELOPE_DEPTH);
+  const envelope = decodePayload(frame.payload, maxDepth + envelopeDepth(frame.type));
   const fields = new Fields(envelope, TYPE_NAMES[frame.type]);
   const body = PARSERS[frame.type](fields);
   if (frame.type !== TYPES.ERROR) fields.done();

@@ -62,9 +62,10 @@ WRITE_APART: Final = 64 * 1024
 
 
 class BindingError(Exception):
-    """A binding call failed on the host. ``type`` names the host's error
-    (its exception class for a binding that raised), ``code`` is the
-    tether call error code, ``message`` the host's text."""
+    """A binding call failed on the host (R-RESULT-5). ``type`` names the
+    host's error (its exception class for a binding that raised), ``message``
+    is the host's text as sent, ``code`` the tether call error code,
+    ``binding`` the binding's name; ``str()`` is ``TYPE: MESSAGE``."""
 
     def __init__(self, name: str, type: str, message: str, code: int) -> None:
         super().__init__(f"{type}: {message}" if message else type)
@@ -72,6 +73,10 @@ class BindingError(Exception):
         self.type = type
         self.message = message
         self.code = code
+
+
+# Tracebacks name it as the program sees it, not by the guest's module (R-DONE-2).
+BindingError.__module__ = "builtins"
 
 
 class Channel:
@@ -324,8 +329,9 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
             guest = AsyncGuest(channel, run.limits, output, loop)
         else:
             guest = SyncGuest(channel, run.limits, output)
-        names = {b.name: guest.make_binding(b.name) for b in run.bindings}
-        names["BindingError"] = BindingError
+        names: dict[str, Any] = {"BindingError": BindingError}
+        # A binding hides a guest name or a built-in of the same name (R-RUN-6).
+        names.update({b.name: guest.make_binding(b.name) for b in run.bindings})
         value = guest.main(code, program_globals(names))
     except BaseException as exc:  # everything the program raises is data
         output.flush()
@@ -406,6 +412,11 @@ def main(cwd: str | None, warm: bool = False) -> None:
     """``warm``: the guest waits in a pool, so it loads asyncio and makes its
     event loop before RUN; a cold guest loads them only for a program that
     imports asyncio (the only programs that run on the loop)."""
+    transport = os.environ.get("TETHER_TRANSPORT", "fd3")
+    if transport not in ("", "fd3"):  # R-STDIO-4: this guest speaks on fd 3 only
+        os.write(2, f"tether-python: transport {transport!r} is not supported "
+                    "(fd3 only)\n".encode())
+        os._exit(2)
     if cwd is not None:
         os.chdir(cwd)
     channel = Channel()

@@ -27,7 +27,6 @@ UNREACHABLE = {
     (State.CANCELLING, Role.HOST, FrameType.ERROR),
     (State.CANCELLING, Role.GUEST, FrameType.ERROR),
     (State.FINISHED, Role.HOST, FrameType.ERROR),
-    (State.FINISHED, Role.GUEST, FrameType.ERROR),
 }
 
 

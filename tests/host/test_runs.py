@@ -161,7 +161,7 @@ def test_binding_error_caught_by_the_program(lang: str) -> None:
         python="try:\n    await fail()\nexcept BindingError as e:\n"
                "    return [e.type, e.message, e.code, e.binding]",
         javascript="try { await fail() } catch (e) {\n"
-                   "  return [e instanceof BindingError && e.type, e.hostMessage, e.code, e.binding]\n}",
+                   "  return [e instanceof BindingError && e.type, e.message, e.code, e.binding]\n}",
     )
     assert run(source, language=lang, bindings=[fail]).value == [
         "KeyError", "'no such city'", 100, "fail"]

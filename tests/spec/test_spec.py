@@ -16,7 +16,6 @@ import pytest
 from tether.codec import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_FRAME_BYTES,
-    ENVELOPE_DEPTH,
     NEED_DATA,
     ErrorCode,
     FrameDecoder,
@@ -25,6 +24,7 @@ from tether.codec import (
     decode_payload,
     encode_frame,
     encode_payload,
+    envelope_depth,
 )
 from tether.codec.messages import MESSAGE_TYPES
 from tether.codec.state import render_tables
@@ -54,7 +54,8 @@ def _decode(data: bytes, max_frame_bytes: int) -> list[tuple[Any, Any]]:
     while (frame := decoder.next_frame()) is not NEED_DATA:
         if frame.type >= 0x80:
             continue
-        envelope = decode_payload(frame.payload, DEFAULT_MAX_DEPTH + ENVELOPE_DEPTH)
+        envelope = decode_payload(frame.payload,
+                                  DEFAULT_MAX_DEPTH + envelope_depth(FrameType(frame.type)))
         out.append((MESSAGE_TYPES[FrameType(frame.type)](envelope), envelope))
     decoder.check_eof()
     return out
