@@ -17,11 +17,12 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from tether.codec import (
+    DEFAULT_MAX_DEPTH,
     ENVELOPE_DEPTH,
     MAX_MAX_DEPTH,
     NEED_DATA,
@@ -31,6 +32,7 @@ from tether.codec import (
     decode_payload,
     encode_frame,
     encode_payload,
+    envelope_depth,
 )
 from tether.codec.messages import MESSAGE_TYPES
 from tether.host.bindings import prepare_bindings
@@ -41,7 +43,16 @@ from tether.host.result import RunResult
 from tether.host.session import Session
 
 from .scenarios import BINDINGS
-from .transcript import Mismatch, Step, Transcript, diag, fresh_ids, match, substitute
+from .transcript import (
+    Mismatch,
+    Step,
+    Transcript,
+    diag,
+    fresh_ids,
+    match,
+    program_file,
+    substitute,
+)
 
 READ_TIMEOUT = 10.0
 
@@ -71,12 +82,15 @@ def limits_for(t: Transcript, timeout: float = 10.0) -> Limits:
 
 
 class _Wire:
-    """The runner's end of fd 3: whole frames in, strictly decoded."""
+    """The runner's end of fd 3: whole frames in, strictly decoded with the
+    defaults until RUN is sent and with RUN's ceiling and depth after it
+    (R-LIMIT-2, R-RUN-4)."""
 
     def __init__(self, child: Child) -> None:
         self.child = child
         self.sock = child.channel
         self.decoder = FrameDecoder()
+        self.max_depth = DEFAULT_MAX_DEPTH
         self.frames: list[tuple[str, bytes]] = []
         self._eof = False
         self._back: list[tuple[int, Any] | None] = []
@@ -93,8 +107,10 @@ class _Wire:
                 self.frames.append(("guest", raw))
                 if frame.type >= 0x80:
                     continue
-                envelope = decode_payload(frame.payload, MAX_MAX_DEPTH + ENVELOPE_DEPTH)
-                MESSAGE_TYPES[FrameType(frame.type)](envelope)  # schema check (raises)
+                frame_type = FrameType(frame.type)
+                envelope = decode_payload(frame.payload,
+                                          self.max_depth + envelope_depth(frame_type))
+                MESSAGE_TYPES[frame_type](envelope)  # schema check (raises)
                 return frame.type, envelope
             if self._eof:
                 self.decoder.check_eof()
@@ -110,6 +126,15 @@ class _Wire:
 
     def unread(self, frame: tuple[int, Any] | None) -> None:
         self._back.append(frame)
+
+    def apply_run(self, run: Any) -> None:
+        """The limits of the RUN just sent, where it has usable ones."""
+        limits = run.get("limits") if isinstance(run, dict) else None
+        if isinstance(limits, dict):
+            if type(limits.get("frame_bytes")) is int:
+                self.decoder.max_frame_bytes = limits["frame_bytes"]
+            if type(limits.get("max_depth")) is int:
+                self.max_depth = limits["max_depth"]
 
     async def send(self, data: bytes) -> None:
         self.frames.append(("host", data))
@@ -159,6 +184,25 @@ async def _expect_any_order(wire: _Wire, steps: list[Step], bindings: dict[str, 
     _match_any_order(steps, frames, bindings)
 
 
+def _joined_output(steps: Sequence[Step]) -> list[Step]:
+    """Consecutive OUTPUT steps of one stream as one step with their joined
+    text: a guest may split or join output differently (R-OUTPUT-1)."""
+    out: list[Step] = []
+    for step in steps:
+        previous = out[-1] if out else None
+        if (previous is not None and step.kind == previous.kind == "OUTPUT"
+                and step.sender == previous.sender == "guest"
+                and not (step.unordered or step.optional or previous.unordered
+                         or previous.optional)
+                and isinstance(step.payload, dict) and isinstance(previous.payload, dict)
+                and step.payload.get("stream") == previous.payload.get("stream")):
+            text = previous.payload.get("text", "") + step.payload.get("text", "")
+            out[-1] = replace(previous, payload={**previous.payload, "text": text})
+        else:
+            out.append(step)
+    return out
+
+
 def _blocks(steps: Sequence[Step]) -> list[list[Step]]:
     """Consecutive unordered steps form one block; every other step is alone."""
     blocks: list[list[Step]] = []
@@ -173,22 +217,26 @@ def _blocks(steps: Sequence[Step]) -> list[list[Step]]:
 GuestLauncher = Callable[[str], GuestCommand]
 
 
-def _skip_reason(t: Transcript, mode: str, language: str, strict: bool) -> str:
+def _skip_reason(t: Transcript, mode: str, language: str, strict: bool,
+                 extension: str | None = None) -> str:
     """Why ``t`` does not apply to this mode and language ("" when it does)."""
     if mode not in t.modes:
         return f"{t.modes[0]}-mode scenario"
     if t.level == "SHOULD" and not strict:
         return "SHOULD-level: run with --strict"
     if t.programs and language not in t.programs:
-        return f"no {language} program for this scenario"
+        where = program_file(t.directory or Path(t.scenario), language, extension)
+        return f"no {language} program for this scenario: looked for {where}"
     return ""
 
 
 async def check_guest(t: Transcript, language: str, launch: GuestLauncher, *,
-                      strict: bool = False) -> CaseResult:
-    """Play the host's side of ``t`` against the guest ``launch`` starts."""
+                      strict: bool = False, extension: str | None = None) -> CaseResult:
+    """Play the host's side of ``t`` against the guest ``launch`` starts.
+    ``extension``: of the language's program files, where
+    :data:`~.transcript.EXTENSIONS` does not know it."""
     result = CaseResult(t.scenario, "guest", language, "skip", requirements=t.requirements)
-    result.detail = _skip_reason(t, "guest", language, strict)
+    result.detail = _skip_reason(t, "guest", language, strict, extension)
     if result.detail:
         return result
     started = time.monotonic()
@@ -199,7 +247,7 @@ async def check_guest(t: Transcript, language: str, launch: GuestLauncher, *,
     bindings: dict[str, Any] = {"program": t.programs.get(language, ""), "language": language}
     index = 0
     try:
-        for block in _blocks(t.steps):
+        for block in _blocks(_joined_output(t.steps)):
             guests = [s for s in block if s.sender == "guest"]
             hosts = [s for s in block if s.sender == "host"]
             if len(block) > 1:  # any order: take theirs, then send ours
@@ -212,6 +260,8 @@ async def check_guest(t: Transcript, language: str, launch: GuestLauncher, *,
                         wire.sock.shutdown(2 - 1)  # SHUT_WR
                 else:
                     await wire.send(_host_bytes(hosts[0], bindings))
+                    if hosts[0].kind == "RUN":
+                        wire.apply_run(substitute(hosts[0].payload, bindings))
             else:
                 await _expect(wire, guests[0], bindings, strict)
             index += len(block)

@@ -15,6 +15,8 @@ export const PROTOCOL_VERSION = 1;
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_MAX_DEPTH = 64;
 export const ENVELOPE_DEPTH = 2;
+/** Bytes a frame's envelope may add to the value it carries (spec §10). */
+export const ENVELOPE_OVERHEAD = 1024;
 /** Containers a frame of this type puts around its value (R-CBOR-8). */
 export const envelopeDepth = (type) => (type === 4 || type === 6 ? 1 : ENVELOPE_DEPTH);
 export const MAX_CALL_ID = 2 ** 53 - 1;

@@ -15,7 +15,7 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { createRequire } from 'node:module';
 import {
-  CODES, TYPES, DEFAULT_MAX_DEPTH, Encoded, FrameDecoder, ProtocolError, decodeMessage,
+  CODES, TYPES, DEFAULT_MAX_DEPTH, ENVELOPE_OVERHEAD, Encoded, FrameDecoder, ProtocolError, decodeMessage,
   encodeFrame, encodeMessage, encodePayload, frameHeader,
 } from './codec.mjs';
 import { ValueModelError, fromWire, toWire } from './values.mjs';
@@ -272,7 +272,36 @@ function describe(err) {
 }
 
 function finish(done) {
-  finishWith(encodeMessage(TYPES.DONE, done));
+  const fitted = done.error && state.limits
+    ? { error: fitError(done.error, state.limits.value_bytes + ENVELOPE_OVERHEAD) } : done;
+  finishWith(encodeMessage(TYPES.DONE, fitted));
+}
+
+const MAX_ERROR_TYPE_BYTES = 256;
+
+/**
+ * R-DONE-7: valid text in every field, and a DONE payload within `budget`
+ * bytes: the traceback is shortened first, then the message.
+ */
+function fitError(error, budget) {
+  const fixed = { ...error, type: cut(String(error.type).toWellFormed(), MAX_ERROR_TYPE_BYTES),
+    message: String(error.message).toWellFormed(), traceback: String(error.traceback).toWellFormed() };
+  const size = (e) => encodePayload(new Map([['error', e]])).length;
+  if (size(fixed) <= budget) return fixed;
+  // Room for the two texts: what the rest takes, and up to 8 bytes of lengths.
+  const room = Math.max(0, budget - size({ ...fixed, message: '', traceback: '' }) - 8);
+  const message = cut(fixed.message, room);
+  return { ...fixed, message, traceback: cut(fixed.traceback, room - Buffer.byteLength(message)) };
+}
+
+/** `text` within `limit` UTF-8 bytes, cut at a code point, ending with an ellipsis when cut. */
+function cut(text, limit) {
+  const bytes = Buffer.from(text);
+  if (bytes.length <= limit) return text;
+  if (limit < 3) return '';
+  let end = limit - 3;
+  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end -= 1; // not inside a character
+  return `${bytes.subarray(0, end).toString('utf8')}\u2026`;
 }
 
 function finishWith(...parts) {

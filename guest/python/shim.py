@@ -8,6 +8,7 @@ asyncio loop whose only I/O is fd 3: binding calls become CALL frames,
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import os
 import signal
@@ -158,6 +159,38 @@ class OutputChannel:
             chunk = _valid_unicode(text[start : start + self._chunk])
             self._budget -= len(chunk.encode())
             self._channel.send(Output(self._stream, chunk))
+
+
+#: The longest error type name a DONE carries (R-DONE-7).
+MAX_ERROR_TYPE_BYTES: Final = 256
+
+
+def fit_error(error: ProgramError, budget: int) -> ProgramError:
+    """R-DONE-7: valid text in every field, and a DONE payload within
+    ``budget`` bytes: the traceback is shortened first, then the message."""
+    error = dataclasses.replace(
+        error, type=_cut(_valid_unicode(error.type), MAX_ERROR_TYPE_BYTES),
+        message=_valid_unicode(error.message), traceback=_valid_unicode(error.traceback))
+    size = len(encode_payload({"error": error.to_wire()}))
+    if size <= budget:
+        return error
+    # Room for the two texts: what the rest takes, and up to 8 bytes of lengths.
+    empty = dataclasses.replace(error, message="", traceback="")
+    room = max(0, budget - len(encode_payload({"error": empty.to_wire()})) - 8)
+    message = _cut(error.message, room)
+    traceback = _cut(error.traceback, room - len(message.encode()))
+    return dataclasses.replace(error, message=message, traceback=traceback)
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` within ``limit`` UTF-8 bytes, cut at a code point and ending
+    with an ellipsis when cut."""
+    data = text.encode()
+    if len(data) <= limit:
+        return text
+    if limit < 3:
+        return ""
+    return data[: limit - 3].decode(errors="ignore") + "\u2026"
 
 
 def _valid_unicode(text: str) -> str:
@@ -339,7 +372,8 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
             channel.send(Done(error=ProgramError(type="Cancelled",
                                                  message="the run was cancelled")))
         else:
-            channel.send(Done(error=describe(exc)))
+            channel.send(Done(error=fit_error(describe(exc),
+                                              run.limits.value_bytes + ENVELOPE_OVERHEAD)))
         return
     output.flush()
     try:
