@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tether.codec import TRANSITIONS, FrameType, Role, State
-from tether.conformance import cli
+from tether.conformance import cli, coverage
 from tether.conformance.record import TRANSCRIPTS, record_all
 from tether.conformance.runner import check_guest, check_host, command_guest, our_guest
 from tether.conformance.transcript import Mismatch, Transcript, match, parse_transcript
@@ -180,3 +180,31 @@ def test_maps_inside_values_match_in_order() -> None:
     match(pattern, {"id": 1, "value": {"zeta": 1, "alpha": 2}}, {})
     with pytest.raises(Mismatch, match="order"):
         match(pattern, {"id": 1, "value": {"alpha": 2, "zeta": 1}}, {})
+
+
+def test_every_must_and_should_is_checked_or_excepted() -> None:
+    """Each MUST/SHOULD is cited by a vector, a transcript or a test, or
+    listed in coverage-exceptions.txt with a reason; a listed one that is
+    cited must leave the list."""
+    reqs = coverage.collect()
+    excepted = coverage.exceptions()
+    unchecked = sorted(r.id for r in reqs.values()
+                       if r.level != "MAY" and not r.cited and r.id not in excepted)
+    assert not unchecked, f"cited by nothing and not in coverage-exceptions.txt: {unchecked}"
+    stale = sorted(rid for rid in excepted if rid not in reqs or reqs[rid].cited)
+    assert not stale, f"listed in coverage-exceptions.txt but cited or not defined: {stale}"
+    assert all(excepted.values()), "every exception gives its reason"
+
+
+def test_the_coverage_table_is_current() -> None:
+    assert (coverage.TABLE.read_text(encoding="utf-8")
+            == coverage.render(coverage.collect(), coverage.exceptions())), \
+        "stale: run python -m tether.conformance.coverage"
+
+
+def test_levels_come_from_the_key_words() -> None:
+    spec = ("## 3. Transport\n**[R-A-1]** A guest MUST do it.\n**[R-A-2]** It SHOULD.\n"
+            "### 3.1 More\n**[R-A-3]** It MAY.\n")
+    found = coverage.requirements(spec)
+    assert [(r.id, r.section, r.level) for r in found.values()] == [
+        ("R-A-1", "3", "MUST"), ("R-A-2", "3", "SHOULD"), ("R-A-3", "3.1", "MAY")]

@@ -61,6 +61,7 @@ def test_timeout_while_a_promise_never_settles(lang: str) -> None:
 
 
 def test_timeout_with_calls_in_flight_cancels_them(lang: str) -> None:
+    """R-TERM-3: the binding calls still running are cancelled with the run."""
     slow, cancelled = cancellation_probe()
     result = run("await slow()", language=lang, bindings=[slow], limits=quick(timeout=0.5))
     assert result.status is Status.TIMEOUT
@@ -141,6 +142,7 @@ def test_arguments_too_large_raise_in_the_program(lang: str) -> None:
 
 
 def test_binding_result_too_large(lang: str) -> None:
+    """R-RESULT-4: sent as call error VALUE_TOO_LARGE instead."""
     def big() -> str:
         return "b" * 200_000
 
@@ -257,6 +259,8 @@ def test_stubborn_grandchild_is_killed_after_a_timeout(lang: str) -> None:
 
 
 def test_stubborn_grandchild_is_killed_after_a_normal_end(lang: str) -> None:
+    """R-TERM-4: the guest's exit is seen although a descendant keeps fd 3 and
+    the pipes open."""
     result = run(SPAWN_STUBBORN[lang] + "return 'done'", language=lang)
     assert result.status is Status.OK
     assert json.loads(result.output)["pid"]
