@@ -330,6 +330,16 @@ SCENARIOS: tuple[Scenario, ...] = (
                      g("OUTPUT", {"stream": "stdout", "text": "Cancelled\n"}),
                      g("DONE", CANCELLED_DONE),
                      g("EOF"))),
+    Scenario("cancel-swallowed", "A program that catches the cancellation and returns: "
+             "its DONE is the value", ("R-DONE-5", "R-CANCEL-2"), kind="host-script",
+             bindings=("hang",),
+             **_script(*_after_run(h("CANCEL", {"reason": "test"})),
+                       g("DONE", {"value": "swallowed"}), g("EOF"),
+                       programs={"python": "import asyncio\ntry:\n    await hang()\n"
+                                           "except asyncio.CancelledError:\n"
+                                           "    return 'swallowed'",
+                                 "javascript": "try {\n  await hang()\n} catch (e) {\n"
+                                               "  return 'swallowed'\n}"})),
     Scenario("late-frames", "RESULT and CANCEL that cross DONE, and a RESULT for no call, are "
              "ignored: nothing is sent after DONE",
              ("R-STATE-4", "R-DONE-4", "R-RESULT-1"), kind="host-script", bindings=("add",),

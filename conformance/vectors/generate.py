@@ -177,6 +177,10 @@ def build() -> None:
     bad_payload("payload-trailing", ["R-CBOR-1"], "one item followed by another", "CANCEL",
                 cancel + b"\x00")
     bad_payload("payload-not-wellformed", ["R-CBOR-1"], "a lone break byte", "CANCEL", b"\xff")
+    bad_payload("order-payload-before-schema", ["R-ORDER-1", "R-CBOR-2"],
+                "a CANCEL with an unknown key and a reason whose length is not in its "
+                "shortest form: the payload rule is checked first", "CANCEL",
+                bytes.fromhex("a266726561736f6e78016162787801"))
     bad_payload("int-not-shortest", ["R-CBOR-2"], "call id 1 encoded in two bytes", "RESULT",
                 bytes.fromhex("a262696418016576616c7565f6"))
     bad_payload("float-not-shortest", ["R-CBOR-2"], "1.5 as a double", "DONE",
@@ -252,6 +256,13 @@ def build() -> None:
     schema("run-binding-not-identifier", ["R-RUN-3"], "a binding named 'rm -rf'", "RUN",
            {"source": "", "language": "python", "bindings": [{"name": "rm -rf"}],
             "limits": LIMITS})
+    schema("run-bindings-repeated", ["R-RUN-3"], "a RUN naming one binding twice", "RUN",
+           {"source": "", "language": "python", "bindings": [{"name": "f"}, {"name": "f"}],
+            "limits": LIMITS})
+    schema("run-value-bytes-past-frame", ["R-LIMIT-1"],
+           "RUN with value_bytes above frame_bytes - 1024", "RUN",
+           {"source": "", "language": "python", "bindings": [],
+            "limits": {**LIMITS, "value_bytes": LIMITS["frame_bytes"] - 1023}})
     schema("call-id-zero", ["R-CALL-2"], "CALL id 0", "CALL",
            {"id": 0, "name": "f", "args": [], "kwargs": {}})
     schema("call-id-too-big", ["R-CALL-2"], "CALL id 2^53", "CALL",

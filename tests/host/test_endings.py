@@ -68,6 +68,18 @@ def test_timeout_with_calls_in_flight_cancels_them(lang: str) -> None:
     assert cancelled.is_set()
 
 
+def test_a_program_that_swallows_the_cancellation_still_times_out(lang: str) -> None:
+    """R-DONE-5: the guest sends the value the program returned after the
+    CANCEL; the host reports its own reason for cancelling."""
+    slow, _ = cancellation_probe()
+    source = pick(lang, python="import asyncio\ntry:\n    await slow()\n"
+                               "except asyncio.CancelledError:\n    return 'swallowed'",
+                  javascript="try { await slow() } catch (e) { return 'swallowed' }")
+    result = run(source, language=lang, bindings=[slow], limits=quick(timeout=0.5))
+    assert result.status is Status.TIMEOUT
+    assert result.value is None
+
+
 def test_per_call_timeout(lang: str) -> None:
     async def hang() -> None:
         await asyncio.sleep(3600)
