@@ -14,10 +14,15 @@ that import it.
 
 from __future__ import annotations
 
+import os
 import sys
 
 
 def _bootstrap() -> None:
+    transport = os.environ.get("TETHER_TRANSPORT", "fd3")
+    if transport not in ("", "fd3"):  # R-STDIO-4: this guest speaks on fd 3 only
+        sys.stderr.write(f"tether-python: transport {transport!r} is not supported (fd3 only)\n")
+        sys.exit(2)
     args = sys.argv[1:]
     paths = [args[i + 1] for i, a in enumerate(args) if a == "--path"]
     sys.path[:0] = paths

@@ -446,11 +446,6 @@ def main(cwd: str | None, warm: bool = False) -> None:
     """``warm``: the guest waits in a pool, so it loads asyncio and makes its
     event loop before RUN; a cold guest loads them only for a program that
     imports asyncio (the only programs that run on the loop)."""
-    transport = os.environ.get("TETHER_TRANSPORT", "fd3")
-    if transport not in ("", "fd3"):  # R-STDIO-4: this guest speaks on fd 3 only
-        os.write(2, f"tether-python: transport {transport!r} is not supported "
-                    "(fd3 only)\n".encode())
-        os._exit(2)
     if cwd is not None:
         os.chdir(cwd)
     channel = Channel()
