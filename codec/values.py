@@ -293,9 +293,9 @@ def _check(value: object, path: str, depth_left: int) -> None:
 
 _SCALARS: Final = frozenset({bool, int, float, str, bytes})
 _SHORT_FLOATS: Final[Mapping[type, Callable[[cbor2.CBOREncoder, Any], None]]] = {
-    float: _encode_float}
-
-
+    float: _encode_float,
+}
+#: Map keys a path writes as ``.name`` (R-VAL-3); every other key is quoted.
 _IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
