@@ -37,6 +37,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     guest.add_argument("--extension", metavar="EXT",
                        help="the extension of that language's program files (default: the "
                             "language's usual one, e.g. rb for ruby, else its name)")
+    guest.add_argument("--transport", choices=("fd3", "stdio"), default="fd3",
+                       help="fd3 (default), or stdio: the guest is started with "
+                            "TETHER_TRANSPORT=stdio and speaks on stdin/stdout (spec §3.1)")
     guest.add_argument("guest_command", nargs="*", metavar="-- COMMAND",
                        help="start the guest with this command (default: tether's own guest)")
     host = modes.add_parser("host", help="play recorded guest sides against tether's host")
@@ -75,7 +78,7 @@ async def _run(args: argparse.Namespace) -> list[CaseResult]:
             launch = (command_guest(args.guest_command) if args.guest_command
                       else our_guest(args.language))
             case = await check_guest(t, args.language, launch, strict=args.strict,
-                                     extension=extension)
+                                     extension=extension, transport=args.transport)
         else:
             case = await check_host(t, args.language, strict=args.strict)
         results.append(case)

@@ -12,7 +12,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import shutil
+import signal
+import socket
 import sys
 import tempfile
 import time
@@ -86,9 +89,8 @@ class _Wire:
     defaults until RUN is sent and with RUN's ceiling and depth after it
     (R-LIMIT-2, R-RUN-4)."""
 
-    def __init__(self, child: Child) -> None:
-        self.child = child
-        self.sock = child.channel
+    def __init__(self, child: Child | None) -> None:
+        self.sock = child.channel if child is not None else None
         self.decoder = FrameDecoder()
         self.max_depth = DEFAULT_MAX_DEPTH
         self.frames: list[tuple[str, bytes]] = []
@@ -116,13 +118,23 @@ class _Wire:
                 self.decoder.check_eof()
                 return None
             try:
-                data = await asyncio.wait_for(loop.sock_recv(self.sock, 65536), READ_TIMEOUT)
+                data = await asyncio.wait_for(self._recv(loop), READ_TIMEOUT)
             except ConnectionError:
                 data = b""
             if not data:
                 self._eof = True
             else:
                 self.decoder.feed(data)
+
+    async def _recv(self, loop: asyncio.AbstractEventLoop) -> bytes:
+        assert self.sock is not None
+        return await loop.sock_recv(self.sock, 65536)
+
+    def shutdown(self) -> None:
+        """The host's EOF: shut down the sending direction."""
+        with contextlib.suppress(OSError):
+            assert self.sock is not None
+            self.sock.shutdown(socket.SHUT_WR)
 
     def unread(self, frame: tuple[int, Any] | None) -> None:
         self._back.append(frame)
@@ -139,7 +151,71 @@ class _Wire:
     async def send(self, data: bytes) -> None:
         self.frames.append(("host", data))
         with contextlib.suppress(ConnectionError):  # a guest may close first
-            await asyncio.get_running_loop().sock_sendall(self.sock, data)
+            await self._send(data)
+
+    async def _send(self, data: bytes) -> None:
+        assert self.sock is not None
+        await asyncio.get_running_loop().sock_sendall(self.sock, data)
+
+
+#: The longest preamble skipped before a stdio guest's first frame (R-STDIO-2).
+MAX_PREAMBLE = 64 * 1024
+_HELLO_START = b"TH\x01\x01"
+
+
+class _StdioWire(_Wire):
+    """The stdio transport (spec §3.1): frames to the guest's stdin, from its
+    stdout, after a preamble of at most 64 KiB that is skipped and kept as
+    raw output (R-STDIO-2)."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        super().__init__(None)
+        self.process = process
+        self.preamble = b""
+        self._started = False
+
+    async def _recv(self, loop: asyncio.AbstractEventLoop) -> bytes:
+        assert self.process.stdout is not None
+        if self._started:
+            return await self.process.stdout.read(65536)
+        while True:  # until the first frame's 4 bytes: the rest is preamble
+            chunk = await self.process.stdout.read(65536)
+            self.preamble += chunk
+            found = self.preamble.find(_HELLO_START)
+            if found >= 0 and found <= MAX_PREAMBLE:
+                self._started = True
+                data, self.preamble = self.preamble[found:], self.preamble[:found]
+                return data
+            if not chunk or len(self.preamble) > MAX_PREAMBLE + len(_HELLO_START):
+                # Unskippable: the bytes go to the decoder, which rejects them.
+                self._started = True
+                data, self.preamble = self.preamble, b""
+                return data
+
+    async def _send(self, data: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(data)
+        await self.process.stdin.drain()
+
+    def shutdown(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+
+
+async def _start_stdio(command: GuestCommand, workdir: str) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        *command.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE, env={**command.env, "TETHER_TRANSPORT": "stdio"},
+        cwd=workdir, start_new_session=True)
+
+
+async def _stop_stdio(process: asyncio.subprocess.Process) -> str:
+    """Kill the guest's group; what it wrote to stderr."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    await process.wait()
+    assert process.stderr is not None
+    return (await process.stderr.read(65536)).decode(errors="replace")
 
 
 def _host_bytes(step: Step, bindings: dict[str, Any]) -> bytes:
@@ -231,10 +307,12 @@ def _skip_reason(t: Transcript, mode: str, language: str, strict: bool,
 
 
 async def check_guest(t: Transcript, language: str, launch: GuestLauncher, *,
-                      strict: bool = False, extension: str | None = None) -> CaseResult:
+                      strict: bool = False, extension: str | None = None,
+                      transport: str = "fd3") -> CaseResult:
     """Play the host's side of ``t`` against the guest ``launch`` starts.
     ``extension``: of the language's program files, where
-    :data:`~.transcript.EXTENSIONS` does not know it."""
+    :data:`~.transcript.EXTENSIONS` does not know it. ``transport``: ``fd3``,
+    or ``stdio`` (spec §3.1: the guest is started with TETHER_TRANSPORT=stdio)."""
     result = CaseResult(t.scenario, "guest", language, "skip", requirements=t.requirements)
     result.detail = _skip_reason(t, "guest", language, strict, extension)
     if result.detail:
@@ -242,8 +320,15 @@ async def check_guest(t: Transcript, language: str, launch: GuestLauncher, *,
     started = time.monotonic()
     workdir = tempfile.mkdtemp(prefix="tether-conformance-")
     command = launch(workdir)
-    child = spawn(command.argv, command.env, raw_output_bytes=65536)
-    wire = _Wire(child)
+    child: Child | None = None
+    process: asyncio.subprocess.Process | None = None
+    wire: _Wire
+    if transport == "stdio":
+        process = await _start_stdio(command, workdir)
+        wire = _StdioWire(process)
+    else:
+        child = spawn(command.argv, command.env, raw_output_bytes=65536)
+        wire = _Wire(child)
     bindings: dict[str, Any] = {"program": t.programs.get(language, ""), "language": language}
     index = 0
     try:
@@ -256,8 +341,7 @@ async def check_guest(t: Transcript, language: str, launch: GuestLauncher, *,
                     await wire.send(_host_bytes(step, bindings))
             elif hosts:
                 if hosts[0].kind == "EOF":
-                    with contextlib.suppress(OSError):
-                        wire.sock.shutdown(2 - 1)  # SHUT_WR
+                    wire.shutdown()
                 else:
                     await wire.send(_host_bytes(hosts[0], bindings))
                     if hosts[0].kind == "RUN":
@@ -271,11 +355,16 @@ async def check_guest(t: Transcript, language: str, launch: GuestLauncher, *,
         what = "timed out waiting" if isinstance(exc, TimeoutError) else str(exc)
         result.detail = f"step {index + 1}: {what}"
     finally:
-        await child.terminate(0.2, kill_now=True)
-        child.drain_pipes()
-        if result.verdict == "fail" and child.raw_stderr.text():
-            result.detail += f"\nguest stderr: {child.raw_stderr.text()[-800:]}"
-        child.close()
+        stderr = ""
+        if child is not None:
+            await child.terminate(0.2, kill_now=True)
+            child.drain_pipes()
+            stderr = child.raw_stderr.text()
+            child.close()
+        if process is not None:
+            stderr = await _stop_stdio(process)
+        if result.verdict == "fail" and stderr:
+            result.detail += f"\nguest stderr: {stderr[-800:]}"
         shutil.rmtree(workdir, ignore_errors=True)
     result.frames = wire.frames
     result.seconds = time.monotonic() - started

@@ -19,11 +19,12 @@ import sys
 
 
 def _bootstrap() -> None:
-    transport = os.environ.get("TETHER_TRANSPORT", "fd3")
-    if transport not in ("", "fd3"):  # R-STDIO-4: this guest speaks on fd 3 only
-        sys.stderr.write(f"tether-python: transport {transport!r} is not supported (fd3 only)\n")
-        sys.exit(2)
     args = sys.argv[1:]
+    transport = os.environ.get("TETHER_TRANSPORT", "") or "fd3"  # R-STDIO-4
+    if transport not in ("fd3", "stdio") or (transport == "stdio" and "--zygote" in args):
+        sys.stderr.write(f"tether-python: transport {transport!r} is not supported here "
+                         "(fd3; stdio except with --zygote)\n")
+        sys.exit(2)
     paths = [args[i + 1] for i, a in enumerate(args) if a == "--path"]
     sys.path[:0] = paths
     try:
@@ -37,7 +38,7 @@ def _bootstrap() -> None:
     if "--zygote" in args:
         zygote.main(args[args.index("--zygote") + 1] == "isolate")
     cwd = args[args.index("--cwd") + 1] if "--cwd" in args else None
-    shim.main(cwd, warm="--warm" in args)
+    shim.main(cwd, warm="--warm" in args, stdio=transport == "stdio")
 
 
 if __name__ == "__main__":

@@ -81,22 +81,41 @@ BindingError.__module__ = "builtins"
 
 
 class Channel:
-    """fd 3: blocking writes, reads driven by the event loop."""
+    """fd 3 (or, for the stdio transport, two pipes): blocking writes, reads
+    driven by the event loop."""
 
-    def __init__(self) -> None:
-        self.sock = socket.socket(fileno=CHANNEL_FD)
+    def __init__(self, read_fd: int = CHANNEL_FD, write_fd: int = CHANNEL_FD) -> None:
+        self.sock = socket.socket(fileno=CHANNEL_FD) if read_fd == write_fd else None
+        self.read_fd, self.write_fd = read_fd, write_fd
         self.conn = Connection(Role.GUEST)
         self._lock = threading.Lock()  # program threads print too
+
+    @classmethod
+    def stdio(cls) -> Channel:
+        """The stdio transport (spec §3.1): frames in on fd 0, out on fd 1,
+        moved to private descriptors first; the program's fd 0 then reads
+        /dev/null and its fd 1 writes where fd 2 does (R-STDIO-1)."""
+        read_fd, write_fd = os.dup(0), os.dup(1)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        os.dup2(2, 1)
+        return cls(read_fd, write_fd)
+
+    def recv(self) -> bytes:
+        return self.sock.recv(RECV_SIZE) if self.sock is not None else \
+            os.read(self.read_fd, RECV_SIZE)
 
     def send(self, message: Any, payload: bytes | None = None) -> None:
         with self._lock:
             header, payload = self.conn.send_parts(message, payload)
-            if len(payload) < WRITE_APART:
+            if self.sock is not None and len(payload) < WRITE_APART:
                 self.sock.sendall(header + payload)
                 return
             parts = [memoryview(header), memoryview(payload)]
             while parts:  # a large payload goes out without a copy behind its header
-                sent = self.sock.sendmsg(parts)
+                sent = self.sock.sendmsg(parts) if self.sock is not None else \
+                    os.writev(self.write_fd, parts)
                 while parts and sent >= len(parts[0]):
                     sent -= len(parts.pop(0))
                 if parts:
@@ -108,7 +127,7 @@ class Channel:
             event = self.conn.next_event()
             if event is not NEED_DATA:
                 return event
-            data = self.sock.recv(RECV_SIZE)
+            data = self.recv()
             if data:
                 self.conn.receive_data(data)
             else:
@@ -442,13 +461,14 @@ def rehearse() -> list[Any]:
     return channel.seen
 
 
-def main(cwd: str | None, warm: bool = False) -> None:
+def main(cwd: str | None, warm: bool = False, stdio: bool = False) -> None:
     """``warm``: the guest waits in a pool, so it loads asyncio and makes its
     event loop before RUN; a cold guest loads them only for a program that
-    imports asyncio (the only programs that run on the loop)."""
+    imports asyncio (the only programs that run on the loop). ``stdio``: the
+    frames travel on fds 0 and 1 instead of fd 3 (spec §3.1)."""
     if cwd is not None:
         os.chdir(cwd)
-    channel = Channel()
+    channel = Channel.stdio() if stdio else Channel()
     real_stdout, real_stderr = sys.stdout, sys.stderr
     try:
         channel.send(Hello(

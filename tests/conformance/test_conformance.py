@@ -17,6 +17,8 @@ from tether.conformance import cli, coverage
 from tether.conformance.record import TRANSCRIPTS, record_all
 from tether.conformance.runner import check_guest, check_host, command_guest, our_guest
 from tether.conformance.transcript import Mismatch, Transcript, match, parse_transcript
+from tether.host.guests import GuestCommand, Interpreters, guest_command
+from tether.host.limits import Limits
 
 TRANSCRIPT_LIST = cli.load_all(TRANSCRIPTS)
 IDS = [t.scenario for t in TRANSCRIPT_LIST]
@@ -208,3 +210,34 @@ def test_levels_come_from_the_key_words() -> None:
     found = coverage.requirements(spec)
     assert [(r.id, r.section, r.level) for r in found.values()] == [
         ("R-A-1", "3", "MUST"), ("R-A-2", "3", "SHOULD"), ("R-A-3", "3.1", "MAY")]
+
+
+@pytest.mark.parametrize("transcript", TRANSCRIPT_LIST, ids=IDS)
+def test_our_python_guest_passes_over_stdio(transcript: Transcript) -> None:
+    """Spec §3.1: the same transcripts over stdin/stdout (R-STDIO-1, R-STDIO-4)."""
+    case = asyncio.run(check_guest(transcript, "python", our_guest("python"), strict=True,
+                                   transport="stdio"))
+    assert case.verdict in ("pass", "skip"), case.detail
+
+
+def _python_guest_behind(preamble: str) -> Any:
+    """Our CPython guest started by a shell that first prints ``preamble``
+    (a container's banner): R-STDIO-2."""
+    def launch(workdir: str) -> GuestCommand:
+        command = guest_command("python", workdir, Limits(), Interpreters())
+        return GuestCommand(("/bin/sh", "-c", f"printf '%s' '{preamble}'; exec \"$@\"", "sh",
+                             *command.argv), command.env)
+    return launch
+
+
+def test_a_stdio_preamble_is_skipped_up_to_64_kib() -> None:
+    """R-STDIO-2: bytes before the first frame are skipped when they are at
+    most 64 KiB; a longer preamble is FRAME_MALFORMED."""
+    [hello] = [t for t in TRANSCRIPT_LIST if t.scenario == "hello"]
+    case = asyncio.run(check_guest(hello, "python", _python_guest_behind("Welcome!\\n"),
+                                   transport="stdio"))
+    assert case.verdict == "pass", case.detail
+    case = asyncio.run(check_guest(hello, "python", _python_guest_behind("x" * 70_000),
+                                   transport="stdio"))
+    assert case.verdict == "fail"
+    assert "FRAME_MALFORMED" in case.detail
