@@ -25,6 +25,7 @@ bench: $(STAMP)
 
 vectors: $(STAMP)
 	$(PY) conformance/vectors/generate.py
+	$(PY) -m tether.conformance.coverage
 
 setup: $(STAMP)
 

@@ -35,6 +35,7 @@ from .messages import (
     Run,
     RunLimits,
     Stream,
+    envelope_depth,
 )
 from .state import TRANSITIONS, State
 from .values import (
@@ -65,5 +66,6 @@ __all__ = [
     "LocalProtocolError", "Message", "Output", "ProgramError", "ProtocolError", "Result",
     "RemoteProtocolError", "Role", "Run", "RunLimits", "State", "Stream", "Value",
     "ValueModelError", "check_value", "count_items", "decode_payload", "encode_frame",
-    "encode_payload", "exceeds_value_items", "to_wire", "to_wire_plain", "value_items",
+    "encode_payload", "envelope_depth", "exceeds_value_items", "to_wire", "to_wire_plain",
+    "value_items",
 ]

@@ -30,7 +30,6 @@ from .frames import (
     frame_header,
 )
 from .messages import (
-    ENVELOPE_DEPTH,
     MESSAGE_TYPES,
     PROTOCOL_VERSION,
     Call,
@@ -40,6 +39,7 @@ from .messages import (
     Result,
     Role,
     Run,
+    envelope_depth,
 )
 from .state import TRANSITIONS, State
 from .values import (
@@ -158,7 +158,7 @@ class Connection:
                 continue  # no extension negotiated: discard (R-FRAME-7)
             frame_type = FrameType(frame.type)
             self.last_payload_size = len(frame.payload)
-            envelope = decode_payload(frame.payload, self.max_depth + ENVELOPE_DEPTH,
+            envelope = decode_payload(frame.payload, self.max_depth + envelope_depth(frame_type),
                                       self.max_items)
             message = MESSAGE_TYPES[frame_type](envelope)
             self._transition(message, self.peer, RemoteProtocolError)

@@ -25,6 +25,15 @@ MAX_CALL_ID: Final = 2**53 - 1
 ENVELOPE_DEPTH: Final = 2
 #: Bytes a frame's envelope may add to the value it carries (spec §10).
 ENVELOPE_OVERHEAD: Final = 1024
+#: RESULT and DONE hold their value one level down, in their own map (R-CBOR-8).
+_SHALLOW_ENVELOPES: Final = frozenset({FrameType.RESULT, FrameType.DONE})
+
+
+def envelope_depth(frame_type: FrameType) -> int:
+    """Containers a frame of this type puts around its value (R-CBOR-8)."""
+    return 1 if frame_type in _SHALLOW_ENVELOPES else ENVELOPE_DEPTH
+
+
 #: The portable identifier subset binding names are drawn from (R-RUN-3).
 _BINDING_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

@@ -44,11 +44,13 @@ TRANSITIONS: Final[dict[tuple[State, Role, FrameType], State]] = {
     (S.FINISHED, H, F.RESULT): S.FINISHED,
     (S.FINISHED, H, F.CANCEL): S.FINISHED,
 }
-# ERROR is legal from either side in every state but CLOSED (R-ERR-1).
+# ERROR is legal from either side in every state but CLOSED (R-ERR-1), except
+# from the guest after its DONE: it sends nothing more (R-DONE-4).
 for _state in State:
     if _state is not State.CLOSED:
         for _role in Role:
-            TRANSITIONS[(_state, _role, FrameType.ERROR)] = State.CLOSED
+            if (_state, _role) != (State.FINISHED, Role.GUEST):
+                TRANSITIONS[(_state, _role, FrameType.ERROR)] = State.CLOSED
 del _state, _role
 
 

@@ -1,19 +1,22 @@
 """Payload encoding (spec §5) and the value model (spec §6).
 
-A payload is exactly one CBOR data item in deterministic encoding. The
-decoder is strict: cbor2 rejects malformed items, indefinite lengths,
-duplicate keys, excess depth and every tag except 2 and 3 (bignums); the
-result is then re-encoded and compared with the input, which rejects
-everything that is well-formed but not the one deterministic encoding of
-its value (trailing bytes, non-shortest integers or floats, unsorted keys,
+A payload is exactly one CBOR data item in preferred serialization, its maps
+in the sender's order (R-CBOR-2). The decoder is strict: cbor2 rejects
+malformed items, indefinite lengths, duplicate keys, excess depth and every
+tag except 2 and 3 (bignums); the result, whose dicts keep the order the keys
+arrived in, is then re-encoded and compared with the input, which rejects
+everything that is well-formed but not the one preferred serialization of
+its value in that order (trailing bytes, non-shortest integers or floats,
 bignums that fit in 64 bits, other NaN payloads).
 """
 
 from __future__ import annotations
 
+import json
 import math
+import re
 import struct
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final, NoReturn, TypeAlias
 
 import cbor2
@@ -127,23 +130,42 @@ def _malformed(message: str) -> RemoteProtocolError:
 
 
 def encode_payload(item: Mapping[str, Any], *, plain: bool | None = None) -> bytes:
-    """Deterministic encoding of an envelope whose values are already wire values.
+    """Preferred serialization of an envelope whose values are already wire
+    values, every map in its own order (R-CBOR-2).
 
-    cbor2's canonical mode sorts keys length-first, which equals RFC 8949
-    §4.2.1 bytewise order because every map key on the wire is a text string.
-    It is also several times slower than its plain mode, which writes maps in
-    their own order and every float in 64 bits; so where every map already is
-    in that order (as :func:`to_wire` builds them) and every float needs all
-    64 bits, the plain encoding is the same bytes and is used instead.
-    ``plain``: the caller knows that already (from :func:`to_wire_plain`, for
-    an envelope whose own keys are in order); None looks.
+    cbor2's plain mode writes maps in their order but every float in 64 bits;
+    its canonical mode would sort the keys. So the plain encoding is used as
+    it is where every float needs all 64 bits, and with a shortest-float
+    encoder otherwise. ``plain``: the caller knows that already (from
+    :func:`to_wire_plain`); None looks.
     """
     if plain is None:
         try:
             plain = _checked_plain(item, MAX_MAX_DEPTH + 2)
         except _Slow:
             plain = False
-    return cbor2.dumps(item, canonical=not plain)
+    return _dumps(item, plain)
+
+
+def _dumps(item: Any, plain: bool) -> bytes:
+    return cbor2.dumps(item) if plain else cbor2.dumps(item, encoders=_SHORT_FLOATS)
+
+
+def _encode_float(encoder: cbor2.CBOREncoder, value: float) -> None:
+    """The shortest of binary16/32/64 that holds ``value`` exactly (R-CBOR-2, -3)."""
+    if math.isnan(value):
+        encoder.write(b"\xf9\x7e\x00")
+        return
+    if not _float_plain(value):
+        for head, layout in _SHORTER_FLOATS:
+            try:
+                data = layout.pack(value)
+            except OverflowError:
+                continue
+            if layout.unpack(data)[0] == value:
+                encoder.write(head + data)
+                return
+    encoder.write(b"\xfb" + _F64.pack(value))
 
 
 def decode_payload(payload: bytes, max_depth: int = DEFAULT_MAX_DEPTH,
@@ -178,8 +200,8 @@ def decode_payload(payload: bytes, max_depth: int = DEFAULT_MAX_DEPTH,
         except ValueModelError as exc:
             raise _malformed(str(exc)) from None
         plain = False
-    if cbor2.dumps(item, canonical=not plain) != payload:
-        raise _malformed("not the deterministic encoding of its value (or trailing bytes)")
+    if _dumps(item, plain) != payload:
+        raise _malformed("not the preferred serialization of its value (or trailing bytes)")
     return item
 
 
@@ -199,37 +221,13 @@ class _Slow(Exception):
 
 
 _F32: Final = struct.Struct("<f")
-_ORDERS: dict[tuple[Any, ...], tuple[str, ...]] = {}  # a map's keys -> their wire order
-_ORDERS_MAX: Final = 4096
-_ORDERS_KEYS: Final = 32
-
-
-def _wire_order(keys: tuple[Any, ...]) -> tuple[str, ...]:
-    """The keys in RFC 8949 §4.2.1 order (length-first, then bytewise), for
-    text keys that UTF-8 can carry; raises _Slow for any other key."""
-    order = _ORDERS.get(keys)
-    if order is None:
-        try:
-            if any(type(k) is not str for k in keys):
-                raise _Slow
-            order = tuple(sorted(keys, key=_key_bytes))
-        except UnicodeEncodeError:
-            raise _Slow from None
-        if len(keys) <= _ORDERS_KEYS:  # records, not big tables, are worth keeping
-            if len(_ORDERS) >= _ORDERS_MAX:
-                _ORDERS.clear()
-            _ORDERS[keys] = order
-    return order
-
-
-def _key_bytes(key: str) -> tuple[int, bytes]:
-    data = key.encode()
-    return len(data), data
+_F64: Final = struct.Struct(">d")
+_SHORTER_FLOATS: Final = ((b"\xf9", struct.Struct(">e")), (b"\xfa", struct.Struct(">f")))
 
 
 def _float_plain(value: float) -> bool:
     """Whether the shortest exact encoding of ``value`` is the 64-bit one."""
-    if math.isnan(value):  # deterministic encoding has a 16-bit one
+    if math.isnan(value):  # preferred serialization has a 16-bit one
         return False
     try:
         return bool(_F32.unpack(_F32.pack(value))[0] != value)
@@ -239,17 +237,18 @@ def _float_plain(value: float) -> bool:
 
 def _checked_plain(value: Any, depth: int) -> bool:
     """check_value's test without paths (raises _Slow instead), and whether
-    the plain encoding is the deterministic one."""
+    the plain encoding is the preferred serialization."""
     kind = type(value)
     if kind is dict or kind is list:
         if depth <= 0:
             raise _Slow
         if kind is dict:
-            keys = tuple(value)
-            plain = _wire_order(keys) == keys
+            if any(type(k) is not str for k in value):
+                raise _Slow
             items = value.values()
         else:
-            plain, items = True, value
+            items = value
+        plain = True
         for item in items:
             kind = type(item)
             if kind is dict or kind is list:
@@ -267,8 +266,8 @@ def _checked_plain(value: Any, depth: int) -> bool:
 
 
 def _fast_wire(value: Any, depth: int, short_floats: list[bool]) -> Any:
-    """to_wire for values made of exactly the model's types; maps come out in
-    wire order, and ``short_floats`` turns true at a float that has a shorter
+    """to_wire for values made of exactly the model's types; maps keep their
+    order, and ``short_floats`` turns true at a float that has a shorter
     exact encoding than 64 bits. A cycle runs into the depth bound and so into
     the slow walk."""
     kind = type(value)
@@ -276,8 +275,11 @@ def _fast_wire(value: Any, depth: int, short_floats: list[bool]) -> Any:
         if depth <= 0:
             raise _Slow
         out = {}
-        for key in _wire_order(tuple(value)):
-            item = value[key]
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _Slow
+            if not key.isascii():
+                _fast_text(key)
             kind = type(item)
             if kind is str:
                 if not item.isascii():
@@ -355,14 +357,19 @@ def _check(value: object, path: str, depth_left: int) -> None:
 
 
 _SCALARS: Final = frozenset({bool, int, float, str, bytes})
+_SHORT_FLOATS: Final[Mapping[type, Callable[[cbor2.CBOREncoder, Any], None]]] = {
+    float: _encode_float,
+}
+#: Map keys a path writes as ``.name`` (R-VAL-3); every other key is quoted.
+_IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def child_path(path: str, key: str) -> str:
-    """``$.name`` for identifier-like keys, ``$["odd key"]`` otherwise."""
-    if key.isidentifier():
+    """``$.name`` for ASCII identifier keys, ``$["odd key"]`` (a JSON string)
+    otherwise: the same in every language (R-VAL-3)."""
+    if _IDENTIFIER.fullmatch(key):
         return f"{path}.{key}"
-    escaped = key.replace("\\", "\\\\").replace('"', '\\"')
-    return f'{path}["{escaped}"]'
+    return f"{path}[{json.dumps(key, ensure_ascii=False)}]"
 
 
 def _text(value: str, path: str) -> str:
@@ -381,14 +388,14 @@ def to_wire(value: object, max_depth: int = DEFAULT_MAX_DEPTH) -> Value:
     Tuples become arrays, bytearray/memoryview become bytes, subclasses of
     the model's types (IntEnum, str enums, OrderedDict...) become their base
     type. Anything else, a non-text map key, a cycle or excess depth raises
-    :class:`ValueModelError` naming the path. Maps come out in wire order.
+    :class:`ValueModelError` naming the path. Maps keep their order.
     """
     return to_wire_plain(value, max_depth)[0]
 
 
 def to_wire_plain(value: object, max_depth: int = DEFAULT_MAX_DEPTH) -> tuple[Value, bool]:
-    """:func:`to_wire`, and whether the result's plain encoding is its
-    deterministic one (``plain=`` of :func:`encode_payload`)."""
+    """:func:`to_wire`, and whether cbor2's plain encoding of the result is
+    its preferred serialization (``plain=`` of :func:`encode_payload`)."""
     short_floats = [False]
     try:
         return _fast_wire(value, max_depth, short_floats), not short_floats[0]
@@ -420,7 +427,7 @@ def _to_wire(value: object, path: str, depth_left: int, active: set[int]) -> Val
                         )
                     text = _text(str.__str__(key), path)
                     out[text] = _to_wire(item, child_path(path, text), depth_left - 1, active)
-                return {key: out[key] for key in _wire_order(tuple(out))}
+                return out
             return [
                 _to_wire(item, f"{path}[{index}]", depth_left - 1, active)
                 for index, item in enumerate(value)

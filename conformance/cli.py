@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .record import TRANSCRIPTS, record_all
 from .runner import CaseResult, check_guest, check_host, command_guest, our_guest
-from .transcript import Transcript, load_transcript
+from .transcript import MissingDependency, Transcript, load_transcript
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,7 +33,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     modes = parser.add_subparsers(dest="mode", required=True)
     guest = modes.add_parser("guest", help="play the host's side against a guest")
     guest.add_argument("--language", default="python",
-                       help="whose program.* files to send (default: python)")
+                       help="whose program.<ext> files to send (default: python)")
+    guest.add_argument("--extension", metavar="EXT",
+                       help="the extension of that language's program files (default: the "
+                            "language's usual one, e.g. rb for ruby, else its name)")
+    guest.add_argument("--transport", choices=("fd3", "stdio"), default="fd3",
+                       help="fd3 (default), or stdio: the guest is started with "
+                            "TETHER_TRANSPORT=stdio and speaks on stdin/stdout (spec §3.1)")
     guest.add_argument("guest_command", nargs="*", metavar="-- COMMAND",
                        help="start the guest with this command (default: tether's own guest)")
     host = modes.add_parser("host", help="play recorded guest sides against tether's host")
@@ -50,21 +56,29 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     record.add_argument("scenarios", nargs="*")
 
 
-def load_all(directory: Path, only: Sequence[str] = ()) -> list[Transcript]:
-    found = [load_transcript(d) for d in sorted(directory.iterdir())
-             if (d / "transcript.txt").exists() and (not only or d.name in only)]
-    if only and len(found) != len(set(only)):
-        raise SystemExit(f"tether: unknown scenario in {list(only)}")
-    return found
+def load_all(directory: Path, only: Sequence[str] = (),
+             languages: dict[str, str] | None = None) -> list[Transcript]:
+    """Every transcript under ``directory`` (or only those named);
+    ``languages``: extension -> language for program files."""
+    names = sorted(d.name for d in directory.iterdir() if (d / "transcript.txt").exists())
+    unknown = [name for name in only if name not in names]
+    if unknown:
+        raise SystemExit(f"tether conformance: unknown scenario {', '.join(map(repr, unknown))}"
+                         f" (known: {', '.join(names)})")
+    return [load_transcript(directory / name, languages) for name in names
+            if not only or name in only]
 
 
 async def _run(args: argparse.Namespace) -> list[CaseResult]:
     results = []
-    for t in load_all(args.transcripts, args.scenario):
+    extension = getattr(args, "extension", None)
+    languages = {extension: args.language} if extension else None
+    for t in load_all(args.transcripts, args.scenario, languages):
         if args.mode == "guest":
             launch = (command_guest(args.guest_command) if args.guest_command
                       else our_guest(args.language))
-            case = await check_guest(t, args.language, launch, strict=args.strict)
+            case = await check_guest(t, args.language, launch, strict=args.strict,
+                                     extension=extension, transport=args.transport)
         else:
             case = await check_host(t, args.language, strict=args.strict)
         results.append(case)
@@ -105,6 +119,14 @@ def write_junit(results: list[CaseResult], path: Path) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    try:
+        return _main(args)
+    except MissingDependency as exc:
+        print(f"tether: {exc}", file=sys.stderr)
+        return 2
+
+
+def _main(args: argparse.Namespace) -> int:
     if args.mode == "record":
         problems = asyncio.run(record_all(args.scenarios or None, check=args.check))
         for problem in problems:

@@ -42,7 +42,7 @@ class _Ids:
 
 
 def generalize(sender: str, frame_type: FrameType, envelope: Any, ids: _Ids | None,
-               loose_error: bool) -> Any:
+               loose_error: bool, *, done_message: str | None = None) -> Any:
     """Replace what may differ between implementations with placeholders."""
     value = dict(envelope)
     if frame_type is FrameType.HELLO:
@@ -53,6 +53,10 @@ def generalize(sender: str, frame_type: FrameType, envelope: Any, ids: _Ids | No
         value["id"] = ids(value["id"])
     elif frame_type is FrameType.DONE and "error" in value:
         error = dict(value["error"], traceback="<text>")
+        if "line" in error:  # R-DONE-2: included when known, so optional
+            error["line?"] = error.pop("line")
+        if done_message is not None:
+            error["message"] = done_message
         if loose_error:
             error.update(type="<text>", message="<text>")
         value["error"] = error
@@ -114,7 +118,8 @@ async def _record_program(scenario: Scenario) -> Transcript:
     for sender, frame_type, envelope, raw in tap.frames:
         unordered = scenario.unordered_calls and frame_type in (FrameType.CALL, FrameType.RESULT)
         t.steps.append(Step(sender, frame_type.name,
-                            generalize(sender, frame_type, envelope, ids, scenario.loose_error),
+                            generalize(sender, frame_type, envelope, ids, scenario.loose_error,
+                                       done_message=scenario.done_message),
                             unordered=unordered, hex=raw.hex()))
     t.steps.append(Step("guest", "EOF"))
     t.host_result = host_result_summary(result)

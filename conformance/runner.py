@@ -12,16 +12,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import shutil
+import signal
+import socket
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from tether.codec import (
+    DEFAULT_MAX_DEPTH,
     ENVELOPE_DEPTH,
     MAX_MAX_DEPTH,
     NEED_DATA,
@@ -31,6 +35,7 @@ from tether.codec import (
     decode_payload,
     encode_frame,
     encode_payload,
+    envelope_depth,
 )
 from tether.codec.messages import MESSAGE_TYPES
 from tether.host.bindings import prepare_bindings
@@ -41,7 +46,16 @@ from tether.host.result import RunResult
 from tether.host.session import Session
 
 from .scenarios import BINDINGS
-from .transcript import Mismatch, Step, Transcript, diag, fresh_ids, match, substitute
+from .transcript import (
+    Mismatch,
+    Step,
+    Transcript,
+    diag,
+    fresh_ids,
+    match,
+    program_file,
+    substitute,
+)
 
 READ_TIMEOUT = 10.0
 
@@ -71,12 +85,14 @@ def limits_for(t: Transcript, timeout: float = 10.0) -> Limits:
 
 
 class _Wire:
-    """The runner's end of fd 3: whole frames in, strictly decoded."""
+    """The runner's end of fd 3: whole frames in, strictly decoded with the
+    defaults until RUN is sent and with RUN's ceiling and depth after it
+    (R-LIMIT-2, R-RUN-4)."""
 
-    def __init__(self, child: Child) -> None:
-        self.child = child
-        self.sock = child.channel
+    def __init__(self, child: Child | None) -> None:
+        self.sock = child.channel if child is not None else None
         self.decoder = FrameDecoder()
+        self.max_depth = DEFAULT_MAX_DEPTH
         self.frames: list[tuple[str, bytes]] = []
         self._eof = False
         self._back: list[tuple[int, Any] | None] = []
@@ -93,14 +109,16 @@ class _Wire:
                 self.frames.append(("guest", raw))
                 if frame.type >= 0x80:
                     continue
-                envelope = decode_payload(frame.payload, MAX_MAX_DEPTH + ENVELOPE_DEPTH)
-                MESSAGE_TYPES[FrameType(frame.type)](envelope)  # schema check (raises)
+                frame_type = FrameType(frame.type)
+                envelope = decode_payload(frame.payload,
+                                          self.max_depth + envelope_depth(frame_type))
+                MESSAGE_TYPES[frame_type](envelope)  # schema check (raises)
                 return frame.type, envelope
             if self._eof:
                 self.decoder.check_eof()
                 return None
             try:
-                data = await asyncio.wait_for(loop.sock_recv(self.sock, 65536), READ_TIMEOUT)
+                data = await asyncio.wait_for(self._recv(loop), READ_TIMEOUT)
             except ConnectionError:
                 data = b""
             if not data:
@@ -108,13 +126,96 @@ class _Wire:
             else:
                 self.decoder.feed(data)
 
+    async def _recv(self, loop: asyncio.AbstractEventLoop) -> bytes:
+        assert self.sock is not None
+        return await loop.sock_recv(self.sock, 65536)
+
+    def shutdown(self) -> None:
+        """The host's EOF: shut down the sending direction."""
+        with contextlib.suppress(OSError):
+            assert self.sock is not None
+            self.sock.shutdown(socket.SHUT_WR)
+
     def unread(self, frame: tuple[int, Any] | None) -> None:
         self._back.append(frame)
+
+    def apply_run(self, run: Any) -> None:
+        """The limits of the RUN just sent, where it has usable ones."""
+        limits = run.get("limits") if isinstance(run, dict) else None
+        if isinstance(limits, dict):
+            if type(limits.get("frame_bytes")) is int:
+                self.decoder.max_frame_bytes = limits["frame_bytes"]
+            if type(limits.get("max_depth")) is int:
+                self.max_depth = limits["max_depth"]
 
     async def send(self, data: bytes) -> None:
         self.frames.append(("host", data))
         with contextlib.suppress(ConnectionError):  # a guest may close first
-            await asyncio.get_running_loop().sock_sendall(self.sock, data)
+            await self._send(data)
+
+    async def _send(self, data: bytes) -> None:
+        assert self.sock is not None
+        await asyncio.get_running_loop().sock_sendall(self.sock, data)
+
+
+#: The longest preamble skipped before a stdio guest's first frame (R-STDIO-2).
+MAX_PREAMBLE = 64 * 1024
+_HELLO_START = b"TH\x01\x01"
+
+
+class _StdioWire(_Wire):
+    """The stdio transport (spec §3.1): frames to the guest's stdin, from its
+    stdout, after a preamble of at most 64 KiB that is skipped and kept as
+    raw output (R-STDIO-2)."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        super().__init__(None)
+        self.process = process
+        self.preamble = b""
+        self._started = False
+
+    async def _recv(self, loop: asyncio.AbstractEventLoop) -> bytes:
+        assert self.process.stdout is not None
+        if self._started:
+            return await self.process.stdout.read(65536)
+        while True:  # until the first frame's 4 bytes: the rest is preamble
+            chunk = await self.process.stdout.read(65536)
+            self.preamble += chunk
+            found = self.preamble.find(_HELLO_START)
+            if found >= 0 and found <= MAX_PREAMBLE:
+                self._started = True
+                data, self.preamble = self.preamble[found:], self.preamble[:found]
+                return data
+            if not chunk or len(self.preamble) > MAX_PREAMBLE + len(_HELLO_START):
+                # Unskippable: the bytes go to the decoder, which rejects them.
+                self._started = True
+                data, self.preamble = self.preamble, b""
+                return data
+
+    async def _send(self, data: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(data)
+        await self.process.stdin.drain()
+
+    def shutdown(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+
+
+async def _start_stdio(command: GuestCommand, workdir: str) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        *command.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE, env={**command.env, "TETHER_TRANSPORT": "stdio"},
+        cwd=workdir, start_new_session=True)
+
+
+async def _stop_stdio(process: asyncio.subprocess.Process) -> str:
+    """Kill the guest's group; what it wrote to stderr."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    await process.wait()
+    assert process.stderr is not None
+    return (await process.stderr.read(65536)).decode(errors="replace")
 
 
 def _host_bytes(step: Step, bindings: dict[str, Any]) -> bytes:
@@ -159,6 +260,25 @@ async def _expect_any_order(wire: _Wire, steps: list[Step], bindings: dict[str, 
     _match_any_order(steps, frames, bindings)
 
 
+def _joined_output(steps: Sequence[Step]) -> list[Step]:
+    """Consecutive OUTPUT steps of one stream as one step with their joined
+    text: a guest may split or join output differently (R-OUTPUT-1)."""
+    out: list[Step] = []
+    for step in steps:
+        previous = out[-1] if out else None
+        if (previous is not None and step.kind == previous.kind == "OUTPUT"
+                and step.sender == previous.sender == "guest"
+                and not (step.unordered or step.optional or previous.unordered
+                         or previous.optional)
+                and isinstance(step.payload, dict) and isinstance(previous.payload, dict)
+                and step.payload.get("stream") == previous.payload.get("stream")):
+            text = previous.payload.get("text", "") + step.payload.get("text", "")
+            out[-1] = replace(previous, payload={**previous.payload, "text": text})
+        else:
+            out.append(step)
+    return out
+
+
 def _blocks(steps: Sequence[Step]) -> list[list[Step]]:
     """Consecutive unordered steps form one block; every other step is alone."""
     blocks: list[list[Step]] = []
@@ -173,33 +293,46 @@ def _blocks(steps: Sequence[Step]) -> list[list[Step]]:
 GuestLauncher = Callable[[str], GuestCommand]
 
 
-def _skip_reason(t: Transcript, mode: str, language: str, strict: bool) -> str:
+def _skip_reason(t: Transcript, mode: str, language: str, strict: bool,
+                 extension: str | None = None) -> str:
     """Why ``t`` does not apply to this mode and language ("" when it does)."""
     if mode not in t.modes:
         return f"{t.modes[0]}-mode scenario"
     if t.level == "SHOULD" and not strict:
         return "SHOULD-level: run with --strict"
     if t.programs and language not in t.programs:
-        return f"no {language} program for this scenario"
+        where = program_file(t.directory or Path(t.scenario), language, extension)
+        return f"no {language} program for this scenario: looked for {where}"
     return ""
 
 
 async def check_guest(t: Transcript, language: str, launch: GuestLauncher, *,
-                      strict: bool = False) -> CaseResult:
-    """Play the host's side of ``t`` against the guest ``launch`` starts."""
+                      strict: bool = False, extension: str | None = None,
+                      transport: str = "fd3") -> CaseResult:
+    """Play the host's side of ``t`` against the guest ``launch`` starts.
+    ``extension``: of the language's program files, where
+    :data:`~.transcript.EXTENSIONS` does not know it. ``transport``: ``fd3``,
+    or ``stdio`` (spec §3.1: the guest is started with TETHER_TRANSPORT=stdio)."""
     result = CaseResult(t.scenario, "guest", language, "skip", requirements=t.requirements)
-    result.detail = _skip_reason(t, "guest", language, strict)
+    result.detail = _skip_reason(t, "guest", language, strict, extension)
     if result.detail:
         return result
     started = time.monotonic()
     workdir = tempfile.mkdtemp(prefix="tether-conformance-")
     command = launch(workdir)
-    child = spawn(command.argv, command.env, raw_output_bytes=65536)
-    wire = _Wire(child)
+    child: Child | None = None
+    process: asyncio.subprocess.Process | None = None
+    wire: _Wire
+    if transport == "stdio":
+        process = await _start_stdio(command, workdir)
+        wire = _StdioWire(process)
+    else:
+        child = spawn(command.argv, command.env, raw_output_bytes=65536)
+        wire = _Wire(child)
     bindings: dict[str, Any] = {"program": t.programs.get(language, ""), "language": language}
     index = 0
     try:
-        for block in _blocks(t.steps):
+        for block in _blocks(_joined_output(t.steps)):
             guests = [s for s in block if s.sender == "guest"]
             hosts = [s for s in block if s.sender == "host"]
             if len(block) > 1:  # any order: take theirs, then send ours
@@ -208,10 +341,11 @@ async def check_guest(t: Transcript, language: str, launch: GuestLauncher, *,
                     await wire.send(_host_bytes(step, bindings))
             elif hosts:
                 if hosts[0].kind == "EOF":
-                    with contextlib.suppress(OSError):
-                        wire.sock.shutdown(2 - 1)  # SHUT_WR
+                    wire.shutdown()
                 else:
                     await wire.send(_host_bytes(hosts[0], bindings))
+                    if hosts[0].kind == "RUN":
+                        wire.apply_run(substitute(hosts[0].payload, bindings))
             else:
                 await _expect(wire, guests[0], bindings, strict)
             index += len(block)
@@ -221,11 +355,16 @@ async def check_guest(t: Transcript, language: str, launch: GuestLauncher, *,
         what = "timed out waiting" if isinstance(exc, TimeoutError) else str(exc)
         result.detail = f"step {index + 1}: {what}"
     finally:
-        await child.terminate(0.2, kill_now=True)
-        child.drain_pipes()
-        if result.verdict == "fail" and child.raw_stderr.text():
-            result.detail += f"\nguest stderr: {child.raw_stderr.text()[-800:]}"
-        child.close()
+        stderr = ""
+        if child is not None:
+            await child.terminate(0.2, kill_now=True)
+            child.drain_pipes()
+            stderr = child.raw_stderr.text()
+            child.close()
+        if process is not None:
+            stderr = await _stop_stdio(process)
+        if result.verdict == "fail" and stderr:
+            result.detail += f"\nguest stderr: {stderr[-800:]}"
         shutil.rmtree(workdir, ignore_errors=True)
     result.frames = wire.frames
     result.seconds = time.monotonic() - started

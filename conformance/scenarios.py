@@ -55,6 +55,7 @@ async def log(text: str) -> None:
 
 BINDINGS: dict[str, Callable[..., Any]] = {
     "add": add, "echo": echo, "fail": fail, "hang": hang, "log": log,
+    "BindingError": echo,  # a binding named like a guest's own name (R-RUN-6)
 }
 
 
@@ -70,6 +71,7 @@ class Scenario:
     timeout: float = 10.0
     unordered_calls: bool = False  # concurrent calls: CALLs and RESULTs in any order
     loose_error: bool = False  # DONE error type and message vary by language
+    done_message: str | None = None  # a pattern for DONE's error message (type kept)
     level: str = "MUST"
     script: tuple[Step, ...] = ()
 
@@ -97,6 +99,13 @@ REPLAY_HELLO = {"protocol": 1, "implementation": "tether-conformance-replay",
                 "languages": ["python", "javascript", "typescript"], "capabilities": []}
 
 
+def nest(depth: int) -> Any:
+    value: Any = 0
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
 def run_frame(bindings: list[str], *, language: str = "<language>",
               limits: dict[str, int] | None = None) -> dict[str, Any]:
     return {"source": "<program>", "language": language,
@@ -109,6 +118,9 @@ def connection_error(code: int) -> Step:
 
 
 HANG = {"python": "await hang()", "javascript": "await hang()"}
+#: R-DONE-2: ``line`` is optional ("line?"), present when the guest knows it.
+CANCELLED_DONE = {"error": {"type": "Cancelled", "message": "<text>", "traceback": "<text>",
+                            "line?": "<int>"}}
 CALL_HANG = g("CALL", {"id": "<id:1>", "name": "hang", "args": [], "kwargs": {}})
 
 
@@ -124,15 +136,36 @@ def _after_run(*steps: Step) -> tuple[Step, ...]:
     return (h("RUN", run_frame(["hang"])), CALL_HANG, *steps)
 
 
+def _script(*steps: Step, programs: dict[str, str] | None = None) -> dict[str, Any]:
+    """A host-script scenario's program and script, with HELLO first."""
+    return {"programs": programs or HANG, "script": (g("HELLO", HELLO_PATTERN), *steps)}
+
+
+QUEUE_PROGRAMS = {
+    "python": "import asyncio\na = asyncio.ensure_future(echo(1))\n"
+              "b = asyncio.ensure_future(add(1, 2))\nawait asyncio.sleep(0.1)\n"
+              "print('waiting')\nreturn [await a, await b]",
+    "javascript": "const a = echo(1)\nconst b = add(1, 2)\n"
+                  "await new Promise((r) => setTimeout(r, 100))\nconsole.log('waiting')\n"
+                  "return [await a, await b]",
+}
+
+
 SCENARIOS: tuple[Scenario, ...] = (
     # -- programs: recorded from our host and our guest ------------------------
     Scenario("hello", "Print and return a value, no calls",
              ("R-HELLO-1", "R-RUN-1", "R-RUN-2", "R-OUTPUT-1", "R-DONE-1", "R-TERM-1"),
              programs={"python": 'print("hello")\nreturn 42',
                        "javascript": 'console.log("hello")\nreturn 42'}),
-    Scenario("return-nothing", "A program that returns nothing returns null",
-             ("R-RUN-2", "R-DONE-1"),
-             programs={"python": "x = 1", "javascript": "const x = 1"}),
+    Scenario("return-nothing", "A program that returns nothing returns null, even when it "
+             "ends with an expression", ("R-RUN-2", "R-RUN-7", "R-DONE-1"),
+             programs={"python": "x = 1\nx", "javascript": "const x = 1\nx"}),
+    Scenario("integral-float", "An integral float stays a float, an integer an integer",
+             ("R-MAP-2", "R-CBOR-2"),
+             programs={"python": "return [3.0, 10 / 2, 3, 10 // 2, -0.0]"}),
+    Scenario("throw-a-value", "A thrown value that is not an exception object",
+             ("R-DONE-6", "R-MAP-6"),
+             programs={"javascript": "throw 'oops'"}),
     Scenario("sequential-calls", "Two binding calls in a row",
              ("R-CALL-1", "R-CALL-2", "R-RESULT-1", "R-RESULT-2", "R-STATE-2"),
              bindings=("add",),
@@ -148,24 +181,27 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("keyword-arguments", "Keyword arguments travel in kwargs",
              ("R-CALL-1",), bindings=("add",),
              programs={"python": "return await add(1, b=2)"}),
-    Scenario("value-model", "Every kind of value crosses both ways unchanged",
-             ("R-VAL-1", "R-CBOR-2", "R-CBOR-5"), bindings=("echo",),
+    Scenario("value-model", "Every kind of value crosses both ways unchanged, maps in order",
+             ("R-VAL-1", "R-CBOR-2", "R-CBOR-5", "R-MAP-3", "R-MAP-4", "R-MAP-5"),
+             bindings=("echo",),
              programs={
                  "python": 'return await echo([None, True, -5, 2**70, 1.5, "é", b"\\x00\\x01", '
-                           '{"k": [1]}])',
+                           '{"k": [1]}, {"zeta": 1, "alpha": 2, "mid": 3}, [], {}, '
+                           '[1, None, None]])',
                  "javascript": 'return await echo([null, true, -5, 2n ** 70n, 1.5, "é", '
-                               'new Uint8Array([0, 1]), {k: [1]}])',
+                               'new Uint8Array([0, 1]), {k: [1]}, {zeta: 1, alpha: 2, mid: 3}, '
+                               '[], {}, [1, null, null]])',
              }),
     Scenario("binding-error-caught", "A binding's error is caught by the program",
-             ("R-RESULT-2", "R-RESULT-3"), bindings=("fail",),
+             ("R-RESULT-2", "R-RESULT-3", "R-RESULT-5"), bindings=("fail",),
              programs={
                  "python": 'try:\n    await fail("bad input")\nexcept BindingError as e:\n'
-                           "    return [e.type, e.code]",
+                           "    return [e.type, e.message, e.code, e.binding]",
                  "javascript": 'try { await fail("bad input") }\n'
-                               "catch (e) { return [e.type, e.code] }",
+                               "catch (e) { return [e.type, e.message, e.code, e.binding] }",
              }),
     Scenario("binding-error-uncaught", "A binding's error ends the program",
-             ("R-RESULT-2", "R-DONE-2"), bindings=("fail",),
+             ("R-RESULT-2", "R-RESULT-5", "R-DONE-2"), bindings=("fail",),
              programs={"python": 'await fail("bad input")',
                        "javascript": 'await fail("bad input")'}),
     Scenario("output-interleaving", "stdout and stderr keep their order",
@@ -181,12 +217,59 @@ SCENARIOS: tuple[Scenario, ...] = (
              ("R-DONE-1", "R-DONE-2"), loose_error=True,
              programs={"python": "x = 1\nraise ValueError('no')",
                        "javascript": "const x = 1\nthrow new Error('no')"}),
-    Scenario("syntax-error", "A program that does not compile",
-             ("R-DONE-1", "R-DONE-2"), loose_error=True,
+    Scenario("syntax-error", "A program that does not compile: a SyntaxError at its line",
+             ("R-DONE-1", "R-DONE-2", "R-DONE-6"), done_message="<text>",
              programs={"python": "x = 1\nreturn (", "javascript": "const x = 1\nreturn )"}),
     Scenario("value-too-large", "The return value exceeds value_bytes",
              ("R-DONE-3", "R-VAL-1"), loose_error=True,
              programs={"python": "return 'x' * 5000", "javascript": "return 'x'.repeat(5000)"}),
+    Scenario("return-outside-model", "A return value outside the value model names its path",
+             ("R-VAL-2", "R-VAL-3"), done_message="<prefix:return value $.rows[1].when: >",
+             programs={"python": "import datetime\n"
+                                 "return {'rows': [1, {'when': datetime.date(2026, 1, 1)}]}",
+                       "javascript": "return {rows: [1, {when: new Date(0)}]}"}),
+    Scenario("arguments-outside-model", "An argument outside the value model: no CALL, an "
+             "error at the call naming the argument and the path",
+             ("R-VAL-2", "R-VAL-3"), bindings=("echo",),
+             programs={"python": "import datetime\ntry:\n"
+                                 "    await echo(1, {'a b': [datetime.date(2026, 1, 1)]})\n"
+                                 "except TypeError as e:\n"
+                                 "    return [type(e).__name__, str(e).split(': ')[:2]]",
+                       "javascript": "try {\n  await echo(1, {'a b': [new Date(0)]})\n"
+                                     "} catch (e) {\n"
+                                     "  return [e.name, e.message.split(': ').slice(0, 2)]\n}"}),
+    Scenario("arguments-too-large", "Arguments over value_bytes: no CALL, an error at the call",
+             ("R-CALL-4",), bindings=("echo",),
+             programs={"python": "try:\n    await echo('x' * 5000)\nexcept ValueError as e:\n"
+                                 "    return 'value_bytes' in str(e)",
+                       "javascript": "try {\n  await echo('x'.repeat(5000))\n} catch (e) {\n"
+                                     "  return e instanceof RangeError && "
+                                     "e.message.includes('value_bytes')\n}"}),
+    Scenario("output-invalid-text", "Invalid text in output becomes U+FFFD, one per maximal "
+             "subpart of bad UTF-8 and one per lone surrogate", ("R-OUTPUT-2", "R-OUTPUT-4"),
+             programs={"python": 'print("a\\udcff\\udcfeb")\nprint("c\\udce2d")\n'
+                                 'print("e\\ud800f")',
+                       "javascript": "process.stdout.write(Buffer.from([0x61, 0xff, 0xfe, 0x62, "
+                                     "0x0a]))\nprocess.stdout.write(Buffer.from([0x63, 0xe2, "
+                                     "0x82, 0x64, 0x0a]))\nconsole.log('e\\ud800f')"}),
+    Scenario("output-split", "Output larger than a frame is split to fit the ceiling",
+             ("R-OUTPUT-2", "R-LIMIT-3", "R-RUN-4"),
+             limits={**LIMITS, "output_bytes": 100_000},
+             programs={"python": "print('x' * 70000)",
+                       "javascript": "console.log('x'.repeat(70000))"}),
+    Scenario("raw-stdout", "Bytes written to fd 1 below print never reach the frames",
+             ("R-TRANS-2", "R-STDIO-1"),
+             programs={"python": "import os\nos.write(1, b'raw\\n')\nprint('framed')\nreturn 1",
+                       "javascript": "require('fs').writeSync(1, 'raw\\n')\n"
+                                     "console.log('framed')\nreturn 1"}),
+    Scenario("binding-shadows-guest-name", "A binding named like one of the guest's own names "
+             "hides it", ("R-RUN-6",), bindings=("BindingError",),
+             programs={"python": "return await BindingError('mine')",
+                       "javascript": "return await BindingError('mine')"}),
+    Scenario("error-too-large", "A program error too large for a frame is shortened to fit",
+             ("R-DONE-7", "R-LIMIT-3", "R-MAP-6"), loose_error=True,
+             programs={"python": "raise ValueError('x' * 100000)",
+                       "javascript": "throw new Error('x'.repeat(100000))"}),
     # -- scripted host: what our guest does with a host's violations -------------
     _guest_violation("bad-magic", "The host sends bytes that are not a frame",
                      ("R-FRAME-2", "R-ERR-1"), 1, raw("host", b"GET / HTTP/1.1\r\n")),
@@ -218,25 +301,31 @@ SCENARIOS: tuple[Scenario, ...] = (
                      ("R-RUN-1",), 10,
                      h("RUN", run_frame([], language="cobol"))),
     Scenario("host-eof", "The host closes the stream while the program runs",
-             ("R-TRANS-4", "R-DONE-5"), kind="host-script", programs=HANG, bindings=("hang",),
+             ("R-TRANS-4", "R-TRANS-6", "R-STATE-5", "R-DONE-5"), kind="host-script",
+             programs=HANG, bindings=("hang",),
              script=(g("HELLO", HELLO_PATTERN), *_after_run(h("EOF")),
-                     g("DONE", {"error": {"type": "Cancelled", "message": "<text>",
-                                          "traceback": "<text>"}}, optional=True),
+                     g("DONE", CANCELLED_DONE, optional=True),
                      g("EOF"))),
     Scenario("cancel", "CANCEL stops the program",
              ("R-CANCEL-1", "R-DONE-5", "R-STATE-2"), kind="host-script", programs=HANG,
              bindings=("hang",),
              script=(g("HELLO", HELLO_PATTERN), *_after_run(h("CANCEL", {"reason": "test"})),
-                     g("DONE", {"error": {"type": "Cancelled", "message": "<text>",
-                                          "traceback": "<text>"}}, optional=True),
+                     g("DONE", CANCELLED_DONE, optional=True),
                      g("EOF"))),
     Scenario("cancel-wind-down", "After CANCEL the program may still print and call",
-             ("R-STATE-3", "R-CANCEL-1"), kind="host-script", bindings=("hang", "log"),
+             ("R-STATE-3", "R-CANCEL-1", "R-CANCEL-2", "R-RESULT-5"), kind="host-script",
+             bindings=("hang", "log"),
              programs={"python": "import asyncio\ntry:\n    await hang()\n"
                                  "except asyncio.CancelledError:\n    print('cleanup')\n"
                                  "    try:\n        await log('bye')\n"
                                  "    except BindingError as e:\n        print(e.type)\n"
-                                 "    raise"},
+                                 "    raise",
+                       "javascript": "try {\n  await hang()\n} catch (e) {\n"
+                                     "  if (!(e instanceof Cancelled)) throw e\n"
+                                     "  console.log('cleanup')\n"
+                                     "  try {\n    await log('bye')\n"
+                                     "  } catch (e2) {\n    console.log(e2.type)\n  }\n"
+                                     "  throw e\n}"},
              script=(g("HELLO", HELLO_PATTERN), h("RUN", run_frame(["hang", "log"])), CALL_HANG,
                      h("CANCEL", {"reason": "test"}),
                      g("OUTPUT", {"stream": "stdout", "text": "cleanup\n"}),
@@ -244,11 +333,21 @@ SCENARIOS: tuple[Scenario, ...] = (
                      h("RESULT", {"id": "<id:2>", "error": {"code": 106, "type": "Cancelled",
                                                           "message": "the run is ending"}}),
                      g("OUTPUT", {"stream": "stdout", "text": "Cancelled\n"}),
-                     g("DONE", {"error": {"type": "Cancelled", "message": "<text>",
-                                          "traceback": "<text>"}}),
+                     g("DONE", CANCELLED_DONE),
                      g("EOF"))),
-    Scenario("late-frames", "RESULT and CANCEL that cross DONE are accepted",
-             ("R-STATE-4", "R-DONE-4"), kind="host-script", bindings=("add",),
+    Scenario("cancel-swallowed", "A program that catches the cancellation and returns: "
+             "its DONE is the value", ("R-DONE-5", "R-CANCEL-2"), kind="host-script",
+             bindings=("hang",),
+             **_script(*_after_run(h("CANCEL", {"reason": "test"})),
+                       g("DONE", {"value": "swallowed"}), g("EOF"),
+                       programs={"python": "import asyncio\ntry:\n    await hang()\n"
+                                           "except asyncio.CancelledError:\n"
+                                           "    return 'swallowed'",
+                                 "javascript": "try {\n  await hang()\n} catch (e) {\n"
+                                               "  return 'swallowed'\n}"})),
+    Scenario("late-frames", "RESULT and CANCEL that cross DONE, and a RESULT for no call, are "
+             "ignored: nothing is sent after DONE",
+             ("R-STATE-4", "R-DONE-4", "R-RESULT-1"), kind="host-script", bindings=("add",),
              programs={"python": "import asyncio\nasyncio.ensure_future(add(1, 2))\n"
                                  "await asyncio.sleep(0.1)\nreturn 1",
                        "javascript": "add(1, 2)\nawait new Promise((r) => setTimeout(r, 100))\n"
@@ -257,7 +356,40 @@ SCENARIOS: tuple[Scenario, ...] = (
                      g("CALL", {"id": "<id:1>", "name": "add", "args": [1, 2], "kwargs": {}}),
                      g("DONE", {"value": 1}),
                      h("RESULT", {"id": "<id:1>", "value": 3}), h("CANCEL", {"reason": "late"}),
+                     h("RESULT", {"id": 999, "value": None}),
                      g("EOF"))),
+    Scenario("call-queue", "Calls beyond max_calls_in_flight wait in the guest for a RESULT",
+             ("R-CALL-3", "R-OUTPUT-1"), kind="host-script", bindings=("echo", "add"),
+             limits={**LIMITS, "max_calls_in_flight": 1},
+             **_script(h("RUN", run_frame(["echo", "add"],
+                                          limits={**LIMITS, "max_calls_in_flight": 1})),
+                       g("CALL", {"id": "<id:1>", "name": "echo", "args": [1], "kwargs": {}}),
+                       g("OUTPUT", {"stream": "stdout", "text": "waiting\n"}),
+                       h("RESULT", {"id": "<id:1>", "value": 1}),
+                       g("CALL", {"id": "<id:2>", "name": "add", "args": [1, 2], "kwargs": {}}),
+                       h("RESULT", {"id": "<id:2>", "value": 3}),
+                       g("DONE", {"value": [1, 3]}), g("EOF"), programs=QUEUE_PROGRAMS)),
+    Scenario("extension-mid-run", "An extension frame nobody negotiated is skipped mid-run",
+             ("R-FRAME-7",), kind="host-script", bindings=("hang",),
+             **_script(*_after_run(raw("host", encode_frame(0x80, b"\xff\x00")),
+                                   h("RESULT", {"id": "<id:1>", "value": None})),
+                       g("DONE", {"value": None}), g("EOF"))),
+    _guest_violation("run-limits-invalid", "RUN with value_bytes above frame_bytes - 1024",
+                     ("R-LIMIT-1", "R-CBOR-10"), 6,
+                     h("RUN", run_frame(["hang"], limits={**LIMITS, "value_bytes": 65536 - 1023}))),
+    _guest_violation("ceiling-after-run", "After RUN the ceiling is RUN's frame_bytes",
+                     ("R-RUN-4", "R-LIMIT-2", "R-FRAME-5"), 4,
+                     *_after_run(raw("host", struct.pack(">2sBBHI", b"TH", 1, 4, 0, 65537)))),
+    _guest_violation("depth-after-run", "After RUN the depth bound is RUN's max_depth",
+                     ("R-RUN-4", "R-CBOR-8"), 5,
+                     *_after_run(h("RESULT", {"id": "<id:1>", "value": nest(33)}))),
+    _guest_violation("wrong-role", "The host sends a frame only a guest sends",
+                     ("R-FRAME-8", "R-STATE-1"), 7,
+                     *_after_run(raw("host", frame(3, {"id": 1, "name": "hang", "args": [],
+                                                       "kwargs": {}})))),
+    _guest_violation("check-order", "A frame that breaks two rules: the schema is checked "
+                     "before the state", ("R-ORDER-1",), 6,
+                     raw("host", frame(4, {"id": 0, "value": None}))),
     # -- scripted guest: what our host does with a guest's violations ------------
     Scenario("guest-garbage", "The guest sends garbage instead of HELLO",
              ("R-FRAME-2", "R-ERR-1", "R-TERM-1"), kind="guest-script",
@@ -274,6 +406,11 @@ SCENARIOS: tuple[Scenario, ...] = (
              ("R-RUN-1",), kind="guest-script",
              script=(g("HELLO", {**REPLAY_HELLO, "languages": ["brainfuck"]}),
                      h("ERROR", {"code": 10, "message": "<text>"}))),
+    Scenario("guest-wrong-role", "The guest sends a frame only a host sends",
+             ("R-FRAME-8", "R-STATE-1"), kind="guest-script",
+             script=(g("HELLO", REPLAY_HELLO), h("RUN", "<any>"),
+                     g("RESULT", {"id": 1, "value": None}),
+                     h("ERROR", {"code": 7, "message": "<text>"}))),
     Scenario("guest-second-hello", "A second HELLO during the run",
              ("R-STATE-1",), kind="guest-script",
              script=(g("HELLO", REPLAY_HELLO), h("RUN", "<any>"), g("HELLO", REPLAY_HELLO),

@@ -18,8 +18,8 @@ A transcript is UTF-8 text (see conformance/README.md for the full format)::
 mark frames that may arrive in any order among their neighbours with the same
 mark; ``<?`` a frame the guest SHOULD send (required only with --strict);
 ``> RAW <hex>`` raw bytes; ``< EOF``/``> EOF`` the end of that side's stream.
-Each language's program lives beside the transcript as ``program.py``,
-``program.js``, ``program.<language>``.
+Each language's program lives beside the transcript as ``program.<ext>``
+(``program.py``, ``program.js``, ``program.rb``: :data:`EXTENSIONS`).
 Payloads are CBOR diagnostic notation (RFC 8949 §8); strings of the form
 ``"<...>"`` are placeholders (see :func:`match`).
 """
@@ -37,7 +37,9 @@ import cbor2
 
 from tether.codec import FrameType
 
-PLACEHOLDER = re.compile(r"<([a-z]+)(?::([A-Za-z0-9_]+))?>")
+PLACEHOLDER = re.compile(r"<([a-z]+)(?::([^<>]+))?>")
+#: Recorded bytes longer than this (hex digits) are not written out.
+HEX_SHOWN = 8192
 
 
 @dataclass
@@ -67,6 +69,7 @@ class Transcript:
     level: str = "MUST"  # "SHOULD": run only with --strict
     programs: dict[str, str] = field(default_factory=dict)  # from program.* beside the file
     steps: list[Step] = field(default_factory=list)
+    directory: Path | None = None  # where it was loaded from
 
 
 # -- diagnostic notation --------------------------------------------------------
@@ -97,9 +100,18 @@ def diag(value: Any) -> str:
     raise TypeError(f"not a wire value: {value!r}")
 
 
-def parse_diag(text: str) -> Any:
-    import cbor_diag
+class MissingDependency(RuntimeError):
+    """A package the conformance tools need is not installed."""
 
+
+def parse_diag(text: str) -> Any:
+    try:
+        import cbor_diag
+    except ModuleNotFoundError:
+        raise MissingDependency(
+            "tether conformance reads CBOR diagnostic notation with the cbor-diag package, "
+            "a dependency of tether that is not installed: pip install 'cbor-diag>=1.2,<2'"
+        ) from None
     return cbor2.loads(cbor_diag.diag2cbor(text))
 
 
@@ -132,26 +144,38 @@ def format_transcript(t: Transcript) -> str:
         if step.note:
             out.append(f"  # note: {step.note}")
         if step.hex and step.kind != "RAW":
-            out.append(f"  # hex {step.hex}")
+            shown = step.hex if len(step.hex) <= HEX_SHOWN else \
+                f"({len(step.hex) // 2} bytes, not shown)"
+            out.append(f"  # hex {shown}")
     return "\n".join(out) + "\n"
 
 
-#: File extension of each language's program beside a transcript; a language
-#: not listed uses ``program.<language>``. TypeScript falls back to the .js one.
-EXTENSIONS = {"python": "py", "javascript": "js", "typescript": "ts"}
+#: The file extension of each language's program beside a transcript:
+#: ``program.<ext>``. A language not listed declares its own (``--extension``
+#: of ``tether conformance guest``); without one, its name is the extension.
+#: TypeScript runs the .js program where a scenario has no .ts one.
+EXTENSIONS = {"python": "py", "javascript": "js", "typescript": "ts", "ruby": "rb",
+              "lua": "lua", "go": "go", "rust": "rs", "java": "java", "kotlin": "kt",
+              "csharp": "cs", "php": "php", "perl": "pl", "elixir": "exs", "swift": "swift"}
 
 
-def program_file(directory: Path, language: str) -> Path:
-    return directory / f"program.{EXTENSIONS.get(language, language)}"
+def extension_of(language: str) -> str:
+    return EXTENSIONS.get(language, language)
 
 
-def load_transcript(directory: Path) -> Transcript:
-    """``directory/transcript.txt`` plus the ``program.*`` files beside it."""
+def program_file(directory: Path, language: str, extension: str | None = None) -> Path:
+    return directory / f"program.{extension or extension_of(language)}"
+
+
+def load_transcript(directory: Path, languages: dict[str, str] | None = None) -> Transcript:
+    """``directory/transcript.txt`` plus the ``program.*`` files beside it.
+    ``languages``: extension -> language, for languages the table lacks."""
     t = parse_transcript((directory / "transcript.txt").read_text(encoding="utf-8"))
+    t.directory = directory
+    by_extension = {v: k for k, v in EXTENSIONS.items()} | (languages or {})
     for path in sorted(directory.glob("program.*")):
         extension = path.suffix[1:]
-        language = next((k for k, v in EXTENSIONS.items() if v == extension), extension)
-        t.programs[language] = path.read_text(encoding="utf-8")
+        t.programs[by_extension.get(extension, extension)] = path.read_text(encoding="utf-8")
     if "javascript" in t.programs and "typescript" not in t.programs:
         t.programs["typescript"] = t.programs["javascript"]
     return t
@@ -224,28 +248,49 @@ class Mismatch(Exception):
     pass
 
 
-def match(pattern: Any, actual: Any, bindings: dict[str, Any], path: str = "$") -> None:
+#: Envelope keys that hold values: maps below them keep the sender's order
+#: (R-CBOR-2), so their keys are matched in order; the envelope's own keys
+#: may come in any order.
+VALUE_KEYS = frozenset({"value", "args", "kwargs"})
+
+
+def match(pattern: Any, actual: Any, bindings: dict[str, Any], path: str = "$",
+          *, ordered: bool = False) -> None:
     """Raise Mismatch unless ``actual`` fits ``pattern``. Placeholders:
-    ``<any>`` anything, ``<text>`` any text, ``<int>`` any integer,
+    ``<any>`` anything, ``<text>`` any text, ``<prefix:T>`` text that starts
+    with T, ``<int>`` any integer,
     ``<id:NAME>`` an integer bound to NAME on first use and equal to it after,
     ``<program>``/``<language>`` the run's source and language (bound by the
-    runner). Containers match element by element, maps key by key."""
+    runner). Containers match element by element, maps key by key; maps
+    inside values (under ``value``, ``args``, ``kwargs``) in the same order.
+    A pattern key ending in ``?`` (``"line?"``) is optional: its value is
+    matched when the key is present (R-DONE-2's ``line``)."""
     if isinstance(pattern, str):
         placeholder = PLACEHOLDER.fullmatch(pattern)
         if placeholder:
             _match_placeholder(placeholder.group(1), placeholder.group(2), actual, bindings, path)
             return
     if isinstance(pattern, dict):
-        if not isinstance(actual, dict) or set(actual) != set(pattern):
+        def name_of(key: str) -> str:
+            return key if ordered else _key_name(key)
+        required = {k for k in pattern if name_of(k) == k}
+        allowed = {name_of(k) for k in pattern}
+        if not isinstance(actual, dict) or not required <= set(actual) <= allowed:
             raise Mismatch(f"{path}: expected keys {sorted(pattern)}, got {_show(actual)}")
+        if ordered and list(actual) != list(pattern):
+            raise Mismatch(f"{path}: expected the keys in the order {list(pattern)}, "
+                           f"got {list(actual)} (R-CBOR-2)")
         for key in pattern:
-            match(pattern[key], actual[key], bindings, f"{path}.{key}")
+            name = name_of(key)
+            if name in actual:
+                match(pattern[key], actual[name], bindings, f"{path}.{name}",
+                      ordered=ordered or (path == "$" and name in VALUE_KEYS))
         return
     if isinstance(pattern, list):
         if not isinstance(actual, list) or len(actual) != len(pattern):
             raise Mismatch(f"{path}: expected {len(pattern)} items, got {_show(actual)}")
         for i, (p, a) in enumerate(zip(pattern, actual, strict=True)):
-            match(p, a, bindings, f"{path}[{i}]")
+            match(p, a, bindings, f"{path}[{i}]", ordered=ordered)
         return
     if isinstance(pattern, float) and isinstance(actual, float) and math.isnan(pattern):
         if not math.isnan(actual):
@@ -253,6 +298,11 @@ def match(pattern: Any, actual: Any, bindings: dict[str, Any], path: str = "$") 
         return
     if type(pattern) is not type(actual) or pattern != actual:
         raise Mismatch(f"{path}: expected {_show(pattern)}, got {_show(actual)}")
+
+
+def _key_name(key: str) -> str:
+    """An envelope key's name: ``"line?"`` is the optional key ``line``."""
+    return key[:-1] if len(key) > 1 and key.endswith("?") else key
 
 
 def _match_placeholder(kind: str, name: str | None, actual: Any, bindings: dict[str, Any],
@@ -274,6 +324,10 @@ def _match_placeholder(kind: str, name: str | None, actual: Any, bindings: dict[
                                                   if k.startswith("id:")}:
                 raise Mismatch(f"{path}: id {actual} was already used")
             bindings[key] = actual
+        return
+    if kind == "prefix":
+        if not isinstance(actual, str) or not actual.startswith(name or ""):
+            raise Mismatch(f"{path}: expected text starting {name!r}, got {_show(actual)}")
         return
     if kind in ("program", "language"):
         if bindings.get(kind) != actual:
@@ -304,21 +358,27 @@ def fresh_ids(patterns: Any) -> dict[str, int]:
     return found
 
 
-def substitute(pattern: Any, bindings: dict[str, Any]) -> Any:
-    """A concrete value from a pattern: placeholders replaced by bindings."""
+def substitute(pattern: Any, bindings: dict[str, Any], *, in_value: bool = False) -> Any:
+    """A concrete value from a pattern: placeholders replaced by bindings,
+    optional envelope keys (``"line?"``) sent as present."""
     if isinstance(pattern, str):
         placeholder = PLACEHOLDER.fullmatch(pattern)
         if placeholder:
             kind, name = placeholder.groups()
+            if kind == "prefix":  # the shortest text that fits
+                return name
             key = f"{kind}:{name}" if name else kind
             if key not in bindings:
                 raise KeyError(f"placeholder {pattern} has no value here")
             return bindings[key]
         return pattern
     if isinstance(pattern, dict):
-        return {k: substitute(v, bindings) for k, v in pattern.items()}
+        if in_value:
+            return {k: substitute(v, bindings, in_value=True) for k, v in pattern.items()}
+        return {_key_name(k): substitute(v, bindings, in_value=k in VALUE_KEYS)
+                for k, v in pattern.items()}
     if isinstance(pattern, list):
-        return [substitute(v, bindings) for v in pattern]
+        return [substitute(v, bindings, in_value=in_value) for v in pattern]
     return pattern
 
 

@@ -4,14 +4,18 @@
     python conformance/vectors/generate.py --check  # fail if either is stale
 
 Each vector is a byte string a receiver is fed, with the outcome the spec
-requires: the message it decodes to, a connection error code, or a discard.
-Valid payloads are encoded here with cbor2's deterministic mode; invalid ones
-are spelled out in hex so that no encoder can "fix" them.
+requires: the message it decodes to (its type, and its content in diagnostic
+notation, maps in the order sent), a connection error code, or a discard.
+Valid payloads are encoded here with cbor2 and a shortest-float encoder of
+their own (preferred serialization, maps in their order: R-CBOR-2), not with
+the codecs they check; invalid ones are spelled out in hex so that no encoder
+can "fix" them.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import struct
 import sys
 from pathlib import Path
@@ -19,6 +23,8 @@ from typing import Any
 
 import cbor2
 import cbor_diag
+
+from tether.conformance.transcript import diag
 
 HERE = Path(__file__).resolve().parent
 VECTORS = HERE / "frames.json"
@@ -41,17 +47,32 @@ def frame(frame_type: int | str, payload: bytes) -> bytes:
     return header(t, len(payload)) + payload
 
 
+def _shortest_float(encoder: cbor2.CBOREncoder, value: float) -> None:
+    if math.isnan(value):
+        encoder.write(b"\xf9\x7e\x00")
+        return
+    for head, layout in ((b"\xf9", ">e"), (b"\xfa", ">f"), (b"\xfb", ">d")):
+        try:
+            data = struct.pack(layout, value)
+        except OverflowError:
+            continue
+        if struct.unpack(layout, data)[0] == value:
+            encoder.write(head + data)
+            return
+
+
 def enc(item: Any) -> bytes:
-    return cbor2.dumps(item, canonical=True)
+    """Preferred serialization, every map in its own order (R-CBOR-2)."""
+    return cbor2.dumps(item, encoders={float: _shortest_float})
 
 
 vectors: list[dict[str, Any]] = []
 
 
-def ok(vid: str, reqs: list[str], what: str, frame_type: str, item: Any) -> None:
+def ok(vid: str, reqs: list[str], what: str, frame_type: str, item: Any, **extra: Any) -> None:
     vectors.append({"id": vid, "requirements": reqs, "description": what,
                     "hex": frame(frame_type, enc(item)).hex(),
-                    "expect": {"message": frame_type}})
+                    "expect": {"message": frame_type, "decoded": diag(item)}, **extra})
 
 
 def bad(vid: str, reqs: list[str], what: str, data: bytes, error: str, **extra: Any) -> None:
@@ -137,10 +158,8 @@ def build() -> None:
     fill = MIN_CEILING - len(envelope) - 2  # text grows by 2 header bytes past 255
     at_ceiling = enc({"stream": "stdout", "text": "x" * fill})
     assert len(at_ceiling) == MIN_CEILING, len(at_ceiling)
-    vectors.append({"id": "frame-at-ceiling", "requirements": ["R-FRAME-5", "R-LIMIT-1"],
-                    "description": "payload exactly at a 64 KiB ceiling",
-                    "max_frame_bytes": MIN_CEILING, "hex": frame("OUTPUT", at_ceiling).hex(),
-                    "expect": {"message": "OUTPUT"}})
+    ok("frame-at-ceiling", ["R-FRAME-5", "R-LIMIT-1"], "payload exactly at a 64 KiB ceiling",
+       "OUTPUT", {"stream": "stdout", "text": "x" * fill}, max_frame_bytes=MIN_CEILING)
     bad("frame-past-ceiling", ["R-FRAME-5"],
         "declared length one past a 64 KiB ceiling: rejected from the header alone",
         header(5, MIN_CEILING + 1), "FRAME_TOO_LARGE", max_frame_bytes=MIN_CEILING)
@@ -158,6 +177,10 @@ def build() -> None:
     bad_payload("payload-trailing", ["R-CBOR-1"], "one item followed by another", "CANCEL",
                 cancel + b"\x00")
     bad_payload("payload-not-wellformed", ["R-CBOR-1"], "a lone break byte", "CANCEL", b"\xff")
+    bad_payload("order-payload-before-schema", ["R-ORDER-1", "R-CBOR-2"],
+                "a CANCEL with an unknown key and a reason whose length is not in its "
+                "shortest form: the payload rule is checked first", "CANCEL",
+                bytes.fromhex("a266726561736f6e78016162787801"))
     bad_payload("int-not-shortest", ["R-CBOR-2"], "call id 1 encoded in two bytes", "RESULT",
                 bytes.fromhex("a262696418016576616c7565f6"))
     bad_payload("float-not-shortest", ["R-CBOR-2"], "1.5 as a double", "DONE",
@@ -168,8 +191,9 @@ def build() -> None:
                 "precision", "DONE", bytes.fromhex("a16576616c7565f9fe00"))
     bad_payload("nan-half-payload", ["R-CBOR-3"], "a half-precision NaN with a payload", "DONE",
                 bytes.fromhex("a16576616c7565f97e01"))
-    bad_payload("keys-unsorted", ["R-CBOR-2"], "'id' after 'value'", "RESULT",
-                bytes.fromhex("a26576616c7565f662696401"))
+    ok("keys-in-senders-order", ["R-CBOR-2"], "'id' after 'value', and a value whose map "
+       "keys are not in any sorted order: decoded in the order sent", "RESULT",
+       {"value": {"zeta": 1, "alpha": [{"b": 2, "a": 1}], "mid": None}, "id": 7})
     bad_payload("keys-duplicate", ["R-CBOR-4"], "'reason' twice", "CANCEL",
                 bytes.fromhex("a266726561736f6e6066726561736f6e60"))
     bad_payload("indefinite-length", ["R-CBOR-2"], "an indefinite-length array value",
@@ -188,17 +212,37 @@ def build() -> None:
                 bytes.fromhex("a2647465787461ff6673747265616d66737464657272"))
     bad_payload("bytes-map-key", ["R-CBOR-4"], "a map with a byte-string key", "DONE",
                 bytes.fromhex("a16576616c7565a1416101"))
-    depth = LIMITS["max_depth"] + 2  # the payload bound of R-CBOR-8
-    vectors.append({"id": "depth-at-limit", "requirements": ["R-CBOR-8"],
-                    "description": f"a payload nested exactly max_depth + 2 = {depth} deep",
-                    "hex": frame("DONE", enc({"value": _nest(depth - 1)})).hex(),
-                    "expect": {"message": "DONE"}})
-    bad_payload("depth-past-limit", ["R-CBOR-8"], f"a payload nested {depth + 1} deep", "DONE",
-                enc({"value": _nest(depth)}))
+    depth = LIMITS["max_depth"] + 2  # the payload bound of R-CBOR-8 for a CALL
+
+    def call_with(argument: Any) -> Any:
+        return {"id": 1, "name": "f", "args": [argument], "kwargs": {}}
+
+    ok("depth-at-limit", ["R-CBOR-8"], f"a CALL nested exactly max_depth + 2 = {depth} deep "
+       "(its map, args, and an argument nested max_depth deep)", "CALL",
+       call_with(_nest(depth - 2)))
+    bad_payload("depth-past-limit", ["R-CBOR-8"], f"a CALL nested {depth + 1} deep", "CALL",
+                enc(call_with(_nest(depth - 1))))
+    ok("result-depth-at-limit", ["R-CBOR-8"], f"a RESULT value nested max_depth = "
+       f"{depth - 2} deep: RESULT's envelope is its map alone", "RESULT",
+       {"id": 1, "value": _nest(depth - 2)})
+    bad_payload("result-depth-past-limit", ["R-CBOR-8", "R-VAL-1"],
+                f"a RESULT value nested max_depth + 1 = {depth - 1} deep", "RESULT",
+                enc({"id": 1, "value": _nest(depth - 1)}))
+    bad_payload("done-depth-past-limit", ["R-CBOR-8", "R-VAL-1"],
+                f"a DONE value nested max_depth + 1 = {depth - 1} deep", "DONE",
+                enc({"value": _nest(depth - 1)}))
+    for empty, name in (([], "array"), ({}, "map")):
+        ok(f"depth-empty-{name}-at-limit", ["R-CBOR-8"],
+           f"a CALL whose {depth}th container is an empty {name}: empty containers count",
+           "CALL", call_with(_nest(depth - 3, empty)))
+        bad_payload(f"depth-empty-{name}-past-limit", ["R-CBOR-8"],
+                    f"a CALL whose {depth + 1}th container is an empty {name}", "CALL",
+                    enc(call_with(_nest(depth - 2, empty))))
 
     # -- message schemas -----------------------------------------------------
     def schema(vid: str, reqs: list[str], what: str, frame_type: str, item: Any) -> None:
-        bad_payload(vid, ["R-CBOR-10", *reqs], what, frame_type, enc(item), error="INVALID_MESSAGE")
+        bad_payload(vid, ["R-CBOR-10", *(r for r in reqs if r != "R-CBOR-10")], what, frame_type,
+                    enc(item), error="INVALID_MESSAGE")
 
     schema("hello-missing-key", ["R-HELLO-1"], "HELLO without capabilities", "HELLO",
            {k: v for k, v in hello.items() if k != "capabilities"})
@@ -212,6 +256,13 @@ def build() -> None:
     schema("run-binding-not-identifier", ["R-RUN-3"], "a binding named 'rm -rf'", "RUN",
            {"source": "", "language": "python", "bindings": [{"name": "rm -rf"}],
             "limits": LIMITS})
+    schema("run-bindings-repeated", ["R-RUN-3"], "a RUN naming one binding twice", "RUN",
+           {"source": "", "language": "python", "bindings": [{"name": "f"}, {"name": "f"}],
+            "limits": LIMITS})
+    schema("run-value-bytes-past-frame", ["R-LIMIT-1"],
+           "RUN with value_bytes above frame_bytes - 1024", "RUN",
+           {"source": "", "language": "python", "bindings": [],
+            "limits": {**LIMITS, "value_bytes": LIMITS["frame_bytes"] - 1023}})
     schema("call-id-zero", ["R-CALL-2"], "CALL id 0", "CALL",
            {"id": 0, "name": "f", "args": [], "kwargs": {}})
     schema("call-id-too-big", ["R-CALL-2"], "CALL id 2^53", "CALL",
@@ -233,8 +284,8 @@ def build() -> None:
            ["timeout"])
 
 
-def _nest(depth: int) -> Any:
-    value: Any = 0
+def _nest(depth: int, inner: Any = 0) -> Any:
+    value: Any = inner
     for _ in range(depth):
         value = [value]
     return value
@@ -262,7 +313,9 @@ def render_appendix() -> str:
         "Generated by `conformance/vectors/generate.py` from `frames.json`; do not edit.",
         "Each vector is the whole byte string a receiver is fed (then end of stream),",
         "the payload in CBOR diagnostic notation where it is one well-formed item,",
-        "and the outcome the spec requires. The receiver's frame ceiling is 16 MiB",
+        "and the outcome the spec requires: for a frame that decodes, its content in",
+        "diagnostic notation with every map in the order sent (R-CBOR-2), which a",
+        "receiver's decoded message must equal. The receiver's frame ceiling is 16 MiB",
         "(the default) unless the vector says otherwise; long hex is shortened here",
         "and given whole in `conformance/vectors/frames.json`.",
         "",
@@ -270,7 +323,7 @@ def render_appendix() -> str:
     for v in vectors:
         expect = v["expect"]
         if "message" in expect:
-            outcome = f"decodes to a {expect['message']} message"
+            outcome = f"decodes to this {expect['message']} message"
         elif "error" in expect:
             outcome = f"connection error {expect['error']}"
         else:
@@ -282,8 +335,11 @@ def render_appendix() -> str:
         if "max_frame_bytes" in v:
             out.append(f"Receiver's frame ceiling: {v['max_frame_bytes']}.")
         out += ["", "```", hexs, "```"]
-        if v.get("diagnostic"):
-            out += ["", "```text", v["diagnostic"], "```"]
+        shown = expect.get("decoded") or v.get("diagnostic")
+        if shown:
+            if len(shown) > 400:
+                shown = shown[:400] + " …"
+            out += ["", "```text", shown, "```"]
         out += ["", f"Outcome: {outcome}.", ""]
     return "\n".join(out)
 
@@ -291,9 +347,11 @@ def render_appendix() -> str:
 def main() -> int:
     build()
     for v in vectors:
-        diag = diagnostic(bytes.fromhex(v["hex"]))
-        if diag is not None:
-            v["diagnostic"] = diag
+        if "decoded" in v["expect"]:
+            continue
+        notation = diagnostic(bytes.fromhex(v["hex"]))
+        if notation is not None:
+            v["diagnostic"] = notation
     text = json.dumps({"vectors": vectors}, indent=1, ensure_ascii=False) + "\n"
     appendix = render_appendix()
     if "--check" in sys.argv:

@@ -15,6 +15,10 @@ export const PROTOCOL_VERSION = 1;
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_MAX_DEPTH = 64;
 export const ENVELOPE_DEPTH = 2;
+/** Bytes a frame's envelope may add to the value it carries (spec §10). */
+export const ENVELOPE_OVERHEAD = 1024;
+/** Containers a frame of this type puts around its value (R-CBOR-8). */
+export const envelopeDepth = (type) => (type === 4 || type === 6 ? 1 : ENVELOPE_DEPTH);
 export const MAX_CALL_ID = 2 ** 53 - 1;
 export const DEFAULT_VALUE_BYTES = 8 * 1024 * 1024;
 /** Data items a frame's envelope may add to its value's (R-CBOR-11). */
@@ -301,21 +305,14 @@ class Reader {
   map(info, depthLeft) {
     if (depthLeft <= 0) this.fail('nested too deeply');
     const n = this.length(info, 2);
-    const out = new Map();
-    let previous = -1; // where the previous key's encoding starts (and its length)
-    let previousLength = 0;
+    const out = new Map(); // keys in the sender's order (R-CBOR-2)
     for (let i = 0; i < n; i++) {
-      const start = this.pos;
       this.need(1);
-      if (this.bytes[start] >> 5 !== 3) this.fail('map key is not text');
+      const initial = this.bytes[this.pos];
+      if (initial >> 5 !== 3) this.fail('map key is not text');
       this.pos += 1;
-      const key = this.text(this.bytes[start] & 0x1f);
-      const keyLength = this.pos - start;
-      if (previous >= 0 && compareEncoded(this.bytes, previous, previousLength, start, keyLength) >= 0) {
-        this.fail(`key "${key}" out of order or repeated`);
-      }
-      previous = start;
-      previousLength = keyLength;
+      const key = this.text(initial & 0x1f);
+      if (out.has(key)) this.fail(`key "${key}" repeated`);
       this.trail.push(key);
       out.set(key, this.item(depthLeft - 1));
       this.trail.pop();
@@ -375,15 +372,6 @@ function half(bits) {
   return bits & 0x8000 ? -magnitude : magnitude;
 }
 
-/** §4.2.1 order of two encoded text keys: shorter first, then bytewise. */
-function compareEncoded(bytes, a, aLength, b, bLength) {
-  if (aLength !== bLength) return aLength - bLength;
-  for (let i = 0; i < aLength; i++) {
-    if (bytes[a + i] !== bytes[b + i]) return bytes[a + i] - bytes[b + i];
-  }
-  return 0;
-}
-
 /** Bytes of the shortest IEEE 754 encoding (f16, f32, f64) holding `n` exactly. */
 function floatSize(n) {
   if (Number.isNaN(n) || n === 0 || !Number.isFinite(n)) return 3;
@@ -398,11 +386,10 @@ function floatSize(n) {
 
 
 /**
- * Deterministic encoding of a wire value (R-CBOR-2). cbor2's own `encode`
- * encodes every map key a second time, in a fresh writer, to sort the keys,
- * which costs ~25 µs a key; wire maps have text keys only, whose §4.2.1
- * order is shorter UTF-8 first, then bytewise, so maps are written here (each
- * key's encoding cached) and everything else with cbor2's writers.
+ * Preferred serialization of a wire value, every map in its own order
+ * (R-CBOR-2). Maps and arrays are written here, each map key's encoding
+ * cached (records repeat their keys), and everything else with cbor2's
+ * writers in its shortest-form options.
  */
 export function encodePayload(item) {
   const writer = new Writer({ chunkSize: 4096 });
@@ -470,34 +457,14 @@ function writeWire(value, w) {
   } else if (value instanceof Map || typeof value === 'object') {
     const isMap = value instanceof Map;
     const keys = isMap ? [...value.keys()] : Object.keys(value);
-    const encoded = keys.map(encodedKey);
-    for (let i = 1; i < keys.length; i++) { // insertion sort: maps are small
-      const key = keys[i];
-      const bytes = encoded[i];
-      let j = i - 1;
-      for (; j >= 0 && compareKeys(encoded[j], bytes) > 0; j--) {
-        keys[j + 1] = keys[j];
-        encoded[j + 1] = encoded[j];
-      }
-      keys[j + 1] = key;
-      encoded[j + 1] = bytes;
-    }
     writeInt(keys.length, w, MAJOR_MAP);
-    for (let i = 0; i < keys.length; i++) {
-      w.write(encoded[i]);
-      writeWire(isMap ? value.get(keys[i]) : value[keys[i]], w);
+    for (const key of keys) {
+      w.write(encodedKey(key));
+      writeWire(isMap ? value.get(key) : value[key], w);
     }
   } else {
     throw new TypeError(`not a wire value: ${typeof value}`);
   }
-}
-
-function compareKeys(a, b) {
-  if (a.length !== b.length) return a.length - b.length;
-  for (let i = 0; i < a.length; i++) {
-    if (a[i] !== b[i]) return a[i] - b[i];
-  }
-  return 0;
 }
 
 // ---- messages (spec §7, tether.cddl) ---------------------------------------------
@@ -644,7 +611,7 @@ const PARSERS = {
 
 /** Frame → {type, name, body}; raises ProtocolError (MALFORMED_PAYLOAD / INVALID_MESSAGE). */
 export function decodeMessage(frame, maxDepth = DEFAULT_MAX_DEPTH, valueBytes = DEFAULT_VALUE_BYTES) {
-  const envelope = decodePayload(frame.payload, maxDepth + ENVELOPE_DEPTH,
+  const envelope = decodePayload(frame.payload, maxDepth + envelopeDepth(frame.type),
     valueItems(valueBytes) + ENVELOPE_ITEMS);
   const fields = new Fields(envelope, TYPE_NAMES[frame.type]);
   const body = PARSERS[frame.type](fields);

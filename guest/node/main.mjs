@@ -15,9 +15,9 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { createRequire } from 'node:module';
 import {
-  CODES, TYPES, DEFAULT_MAX_DEPTH, DEFAULT_VALUE_BYTES, Encoded, FrameDecoder, ProtocolError,
-  decodeMessage, encodeFrame, encodeMessage, encodePayload, exceedsValueItems, frameHeader,
-  valueItems,
+  CODES, TYPES, DEFAULT_MAX_DEPTH, DEFAULT_VALUE_BYTES, ENVELOPE_OVERHEAD, Encoded, FrameDecoder,
+  ProtocolError, decodeMessage, encodeFrame, encodeMessage, encodePayload, exceedsValueItems,
+  frameHeader, valueItems,
 } from './codec.mjs';
 import { ValueModelError, fromWire, toWire } from './values.mjs';
 
@@ -29,15 +29,30 @@ const DONE_ENVELOPE = 7; // a1 65 "value": the bytes DONE adds around the value
 const WRITE_APART = 64 * 1024; // payloads from this size on are written after their header
 const VERSION = JSON.parse(fs.readFileSync(new URL('./package.json', import.meta.url))).version;
 
-/** A binding call that failed on the host: `type`, `message`, `code` as sent. */
+/**
+ * A binding call that failed on the host (R-RESULT-5): `type`, `message` and
+ * `code` as sent, `binding` the binding's name. Uncaught, it ends the run
+ * with the message `TYPE: MESSAGE` (`text`).
+ */
 class BindingError extends Error {
   constructor(binding, error) {
-    super(error.message ? `${error.type}: ${error.message}` : error.type);
+    super(error.message);
     this.name = 'BindingError';
     this.binding = binding;
     this.type = error.type;
     this.code = error.code;
-    this.hostMessage = error.message;
+  }
+
+  get text() {
+    return this.message ? `${this.type}: ${this.message}` : this.type;
+  }
+}
+
+/** Raised at the binding calls a program waits on when the run is cancelled (R-CANCEL-2). */
+class Cancelled extends Error {
+  constructor(reason) {
+    super(`the run was cancelled: ${reason}`);
+    this.name = 'Cancelled';
   }
 }
 
@@ -60,9 +75,11 @@ function writeAll(bytes) {
 }
 
 const state = {
-  phase: 'AWAIT_RUN', // then RUNNING, FINISHED (spec §8)
+  phase: 'AWAIT_RUN', // then RUNNING, CANCELLING, FINISHED (spec §8)
   lastCallId: 0,
   inFlight: new Map(), // call id -> {resolve}: settled with the RESULT's body
+  abandoned: new Set(), // ids cancelled in the program whose RESULT may still come
+  cancelReason: '',
   waiting: [], // calls queued beyond max_calls_in_flight
   limits: null,
   decoder: new FrameDecoder(),
@@ -100,7 +117,9 @@ function onEof() {
   } catch (err) {
     fail(err);
   }
-  cancel('the host closed the connection'); // R-TRANS-4
+  // R-TRANS-4: no host is left to answer a call; fd 3 closes with this
+  // handler (its writable side was never open), so DONE goes out now.
+  stop('the host closed the connection');
 }
 
 function onMessage({ type, name, body }) {
@@ -108,6 +127,7 @@ function onMessage({ type, name, body }) {
     start(body);
   } else if (type === TYPES.RESULT && state.phase !== 'AWAIT_RUN') {
     const call = state.inFlight.get(Number(body.id));
+    if (call === undefined && state.abandoned.delete(Number(body.id))) return;
     if (call === undefined) {
       throw new ProtocolError(CODES.INVALID_CALL_ID, `RESULT for unknown call ${body.id}`);
     }
@@ -116,7 +136,7 @@ function onMessage({ type, name, body }) {
     call.resolve(body);
     const next = state.waiting.shift();
     if (next) next();
-  } else if (type === TYPES.CANCEL && state.phase !== 'AWAIT_RUN') {
+  } else if (type === TYPES.CANCEL && state.phase === 'RUNNING') {
     cancel(body.reason);
   } else if (type === TYPES.ERROR) {
     process.exit(1); // R-ERR-2
@@ -129,7 +149,7 @@ function onMessage({ type, name, body }) {
 
 function output(stream, text) {
   // All of it, past output_bytes too: the host keeps the end (R-OUTPUT-3).
-  if (state.phase !== 'RUNNING') return;
+  if (!isRunning()) return;
   const clean = text.toWellFormed(); // lone surrogates become U+FFFD (R-OUTPUT-2)
   let start = 0;
   while (start < clean.length) {
@@ -180,15 +200,20 @@ async function call(name, programArgs) {
   if (exceedsValueItems(args.bytes, maxBytes, -2)) { // as [args, kwargs]: 2 items more
     throw new RangeError(`${name}() arguments hold more than ${valueItems(maxBytes)} values (value_bytes / 16)`);
   }
-  while (state.inFlight.size >= maxCalls) { // R-CALL-3: queue in the guest
+  let queued = false;
+  while (state.inFlight.size >= maxCalls && isRunning()) { // R-CALL-3: queue in the guest
+    queued = true;
     await new Promise((resolve) => state.waiting.push(resolve));
   }
-  if (state.phase !== 'RUNNING') return new Promise(() => {}); // the run is over
+  if (state.phase === 'FINISHED') return new Promise(() => {}); // the run is over
+  // R-CANCEL-2: a queued call is cancelled with the rest
+  if (queued && state.phase === 'CANCELLING') throw new Cancelled(state.cancelReason);
   const id = ++state.lastCallId;
   const settled = new Promise((resolve) => state.inFlight.set(id, { resolve }));
   send(TYPES.CALL, { id, name, args, kwargs: new Map() });
   const result = await settled;
   // Raised here, inside the program's await chain, so the stack shows its line.
+  if (result.cancelled !== undefined) throw new Cancelled(result.cancelled);
   if (result.error) throw new BindingError(name, result.error);
   return fromWire(result.value);
 }
@@ -243,10 +268,10 @@ function describe(err) {
     if (where) line = Number(where[1]);
   }
   const type = err.name || err.constructor?.name || 'Error';
-  const header = `${type}: ${err.message}`;
+  const message = err instanceof BindingError ? err.text : String(err.message);
+  const header = `${type}: ${message}`;
   const where = err instanceof SyntaxError && line !== undefined ? syntaxContext(stack, line) : [];
-  const traceback = [...where, header, ...frames].join('\n') + '\n';
-  const error = { type, message: String(err.message), traceback };
+  const error = { type, message, traceback: [...where, header, ...frames].join('\n') + '\n' };
   if (line !== undefined) error.line = line;
   return error;
 }
@@ -260,7 +285,36 @@ function syntaxContext(stack, line) {
 }
 
 function finish(done) {
-  finishWith(encodeMessage(TYPES.DONE, done));
+  const fitted = done.error && state.limits
+    ? { error: fitError(done.error, state.limits.value_bytes + ENVELOPE_OVERHEAD) } : done;
+  finishWith(encodeMessage(TYPES.DONE, fitted));
+}
+
+const MAX_ERROR_TYPE_BYTES = 256;
+
+/**
+ * R-DONE-7: valid text in every field, and a DONE payload within `budget`
+ * bytes: the traceback is shortened first, then the message.
+ */
+function fitError(error, budget) {
+  const fixed = { ...error, type: cut(String(error.type).toWellFormed(), MAX_ERROR_TYPE_BYTES),
+    message: String(error.message).toWellFormed(), traceback: String(error.traceback).toWellFormed() };
+  const size = (e) => encodePayload(new Map([['error', e]])).length;
+  if (size(fixed) <= budget) return fixed;
+  // Room for the two texts: what the rest takes, and up to 8 bytes of lengths.
+  const room = Math.max(0, budget - size({ ...fixed, message: '', traceback: '' }) - 8);
+  const message = cut(fixed.message, room);
+  return { ...fixed, message, traceback: cut(fixed.traceback, room - Buffer.byteLength(message)) };
+}
+
+/** `text` within `limit` UTF-8 bytes, cut at a code point, ending with an ellipsis when cut. */
+function cut(text, limit) {
+  const bytes = Buffer.from(text);
+  if (bytes.length <= limit) return text;
+  if (limit < 3) return '';
+  let end = limit - 3;
+  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end -= 1; // not inside a character
+  return `${bytes.subarray(0, end).toString('utf8')}\u2026`;
 }
 
 function finishWith(...parts) {
@@ -295,11 +349,30 @@ function finishWithValue(value) {
   else finishWith(frameHeader(TYPES.DONE, payload.length), payload); // not copied behind it
 }
 
-function cancel(reason) {
-  if (state.phase === 'RUNNING') {
+const isRunning = () => state.phase === 'RUNNING' || state.phase === 'CANCELLING';
+
+function stop(reason) {
+  if (isRunning()) {
     finish({ error: { type: 'Cancelled', message: `the run was cancelled: ${reason}`, traceback: '' } });
   }
   process.exit(0);
+}
+
+/**
+ * CANCEL (R-CANCEL-2): the calls the program waits on, and those queued,
+ * raise Cancelled, and the program may wind down; the host decides how long
+ * it waits. A program that waits on no call is stopped at once.
+ */
+function cancel(reason) {
+  if (state.inFlight.size === 0) stop(reason);
+  state.phase = 'CANCELLING';
+  state.cancelReason = reason;
+  for (const [id, call] of state.inFlight) {
+    state.abandoned.add(id);
+    call.resolve({ cancelled: reason });
+  }
+  state.inFlight.clear();
+  for (const next of state.waiting.splice(0)) next();
 }
 
 function start(run) {
@@ -314,6 +387,7 @@ function start(run) {
   const scope = new Map([
     ['require', createRequire(path.join(process.cwd(), 'program.js'))],
     ['BindingError', BindingError],
+    ['Cancelled', Cancelled],
   ]);
   for (const binding of run.bindings) scope.set(binding.name, makeBinding(binding.name));
   process.on('uncaughtException', (err) => finish({ error: describe(err) }));
@@ -384,6 +458,11 @@ function warmReads() {
 }
 
 function main() {
+  const transport = process.env.TETHER_TRANSPORT ?? 'fd3';
+  if (transport !== '' && transport !== 'fd3') { // R-STDIO-4: fd 3 only
+    process.stderr.write(`tether-node: transport ${JSON.stringify(transport)} is not supported (fd3 only)\n`);
+    process.exit(2);
+  }
   const args = process.argv.slice(2);
   const cwd = args.indexOf('--cwd');
   if (cwd >= 0) process.chdir(args[cwd + 1]);

@@ -9,7 +9,7 @@ export class ValueModelError extends TypeError {
   }
 }
 
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/; // R-VAL-3: the same in every language
 
 function pathOf(trail) {
   return trail.map((key) => {

@@ -21,7 +21,7 @@ from tether.codec import (
 )
 
 from .program import ProgramReturn
-from .shim import CHANNEL_FD, RECV_SIZE, BindingError, Channel, OutputChannel, wire_arguments
+from .shim import BindingError, Channel, OutputChannel, wire_arguments
 
 
 def new_loop() -> asyncio.AbstractEventLoop:
@@ -77,7 +77,7 @@ class AsyncGuest:
     def on_readable(self) -> None:
         conn = self.channel.conn
         try:
-            data = self.channel.sock.recv(RECV_SIZE)
+            data = self.channel.recv()
         except BlockingIOError:
             return
         except OSError:
@@ -95,7 +95,7 @@ class AsyncGuest:
                 elif isinstance(event, Cancel) or event is CONNECTION_CLOSED:
                     self._stop()  # R-TRANS-4, R-CANCEL-1
                     if event is CONNECTION_CLOSED:
-                        asyncio.get_running_loop().remove_reader(CHANNEL_FD)
+                        asyncio.get_running_loop().remove_reader(self.channel.read_fd)
                         return
                 else:
                     self.channel.fail(
@@ -116,7 +116,7 @@ class AsyncGuest:
         loop = asyncio.get_running_loop()
         self._slots = asyncio.Semaphore(self.limits.max_calls_in_flight)
         self._main = asyncio.current_task()
-        loop.add_reader(CHANNEL_FD, self.on_readable)
+        loop.add_reader(self.channel.read_fd, self.on_readable)
         try:
             awaitable = eval(code, namespace)  # top-level await: a coroutine, or None
             if awaitable is not None:
@@ -124,7 +124,7 @@ class AsyncGuest:
         except ProgramReturn as ret:
             return ret.value
         finally:
-            loop.remove_reader(CHANNEL_FD)
+            loop.remove_reader(self.channel.read_fd)
         return None
 
 

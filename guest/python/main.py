@@ -15,11 +15,17 @@ applies them before it says HELLO; the fork server, to every guest it forks.
 
 from __future__ import annotations
 
+import os
 import sys
 
 
 def _bootstrap() -> None:
     args = sys.argv[1:]
+    transport = os.environ.get("TETHER_TRANSPORT", "") or "fd3"  # R-STDIO-4
+    if transport not in ("fd3", "stdio") or (transport == "stdio" and "--zygote" in args):
+        sys.stderr.write(f"tether-python: transport {transport!r} is not supported here "
+                         "(fd3; stdio except with --zygote)\n")
+        sys.exit(2)
     paths = [args[i + 1] for i, a in enumerate(args) if a == "--path"]
     sys.path[:0] = paths
     try:
@@ -35,7 +41,7 @@ def _bootstrap() -> None:
         zygote.main(args[args.index("--zygote") + 1] == "isolate", confinement)
     cwd = args[args.index("--cwd") + 1] if "--cwd" in args else None
     confine.apply(confinement, cwd)
-    shim.main(cwd, warm="--warm" in args)
+    shim.main(cwd, warm="--warm" in args, stdio=transport == "stdio")
 
 
 if __name__ == "__main__":

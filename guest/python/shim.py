@@ -8,6 +8,7 @@ asyncio loop whose only I/O is fd 3: binding calls become CALL frames,
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import os
 import signal
@@ -64,9 +65,10 @@ WRITE_APART: Final = 64 * 1024
 
 
 class BindingError(Exception):
-    """A binding call failed on the host. ``type`` names the host's error
-    (its exception class for a binding that raised), ``code`` is the
-    tether call error code, ``message`` the host's text."""
+    """A binding call failed on the host (R-RESULT-5). ``type`` names the
+    host's error (its exception class for a binding that raised), ``message``
+    is the host's text as sent, ``code`` the tether call error code,
+    ``binding`` the binding's name; ``str()`` is ``TYPE: MESSAGE``."""
 
     # A name of the program's globals, as a builtin's: tracebacks show
     # ``BindingError``, not the shim's module path.
@@ -80,23 +82,46 @@ class BindingError(Exception):
         self.code = code
 
 
-class Channel:
-    """fd 3: blocking writes, reads driven by the event loop."""
+# Tracebacks name it as the program sees it, not by the guest's module (R-DONE-2).
+BindingError.__module__ = "builtins"
 
-    def __init__(self) -> None:
-        self.sock = socket.socket(fileno=CHANNEL_FD)
+
+class Channel:
+    """fd 3 (or, for the stdio transport, two pipes): blocking writes, reads
+    driven by the event loop."""
+
+    def __init__(self, read_fd: int = CHANNEL_FD, write_fd: int = CHANNEL_FD) -> None:
+        self.sock = socket.socket(fileno=CHANNEL_FD) if read_fd == write_fd else None
+        self.read_fd, self.write_fd = read_fd, write_fd
         self.conn = Connection(Role.GUEST)
         self._lock = threading.Lock()  # program threads print too
+
+    @classmethod
+    def stdio(cls) -> Channel:
+        """The stdio transport (spec §3.1): frames in on fd 0, out on fd 1,
+        moved to private descriptors first; the program's fd 0 then reads
+        /dev/null and its fd 1 writes where fd 2 does (R-STDIO-1)."""
+        read_fd, write_fd = os.dup(0), os.dup(1)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        os.dup2(2, 1)
+        return cls(read_fd, write_fd)
+
+    def recv(self) -> bytes:
+        return self.sock.recv(RECV_SIZE) if self.sock is not None else \
+            os.read(self.read_fd, RECV_SIZE)
 
     def send(self, message: Any, payload: bytes | None = None) -> None:
         with self._lock:
             header, payload = self.conn.send_parts(message, payload)
-            if len(payload) < WRITE_APART:
+            if self.sock is not None and len(payload) < WRITE_APART:
                 self.sock.sendall(header + payload)
                 return
             parts = [memoryview(header), memoryview(payload)]
             while parts:  # a large payload goes out without a copy behind its header
-                sent = self.sock.sendmsg(parts)
+                sent = self.sock.sendmsg(parts) if self.sock is not None else \
+                    os.writev(self.write_fd, parts)
                 while parts and sent >= len(parts[0]):
                     sent -= len(parts.pop(0))
                 if parts:
@@ -108,7 +133,7 @@ class Channel:
             event = self.conn.next_event()
             if event is not NEED_DATA:
                 return event
-            data = self.sock.recv(RECV_SIZE)
+            data = self.recv()
             if data:
                 self.conn.receive_data(data)
             else:
@@ -156,6 +181,38 @@ class OutputChannel:
             # All of it, past output_bytes too: the host keeps the end (R-OUTPUT-3).
             chunk = _valid_unicode(text[start : start + self._chunk])
             self._channel.send(Output(self._stream, chunk))
+
+
+#: The longest error type name a DONE carries (R-DONE-7).
+MAX_ERROR_TYPE_BYTES: Final = 256
+
+
+def fit_error(error: ProgramError, budget: int) -> ProgramError:
+    """R-DONE-7: valid text in every field, and a DONE payload within
+    ``budget`` bytes: the traceback is shortened first, then the message."""
+    error = dataclasses.replace(
+        error, type=_cut(_valid_unicode(error.type), MAX_ERROR_TYPE_BYTES),
+        message=_valid_unicode(error.message), traceback=_valid_unicode(error.traceback))
+    size = len(encode_payload({"error": error.to_wire()}))
+    if size <= budget:
+        return error
+    # Room for the two texts: what the rest takes, and up to 8 bytes of lengths.
+    empty = dataclasses.replace(error, message="", traceback="")
+    room = max(0, budget - len(encode_payload({"error": empty.to_wire()})) - 8)
+    message = _cut(error.message, room)
+    traceback = _cut(error.traceback, room - len(message.encode()))
+    return dataclasses.replace(error, message=message, traceback=traceback)
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` within ``limit`` UTF-8 bytes, cut at a code point and ending
+    with an ellipsis when cut."""
+    data = text.encode()
+    if len(data) <= limit:
+        return text
+    if limit < 3:
+        return ""
+    return data[: limit - 3].decode(errors="ignore") + "\u2026"
 
 
 def _valid_unicode(text: str) -> str:
@@ -217,7 +274,7 @@ def wire_arguments(name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
             wire_kwargs[key], plain = to_wire_plain(arg, limits.max_depth)
         except ValueModelError as exc:
             raise TypeError(f"{name}() argument {key!r}: {exc}") from None
-        all_plain = False  # keys in the program's order, not the wire's
+        all_plain = all_plain and plain
     payload = encode_payload({"": [wire_args, wire_kwargs]}, plain=all_plain)
     size = len(payload) - 2
     if size > limits.value_bytes:
@@ -331,8 +388,9 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
             guest = AsyncGuest(channel, run.limits, output, loop)
         else:
             guest = SyncGuest(channel, run.limits, output)
-        names = {b.name: guest.make_binding(b.name) for b in run.bindings}
-        names["BindingError"] = BindingError
+        names: dict[str, Any] = {"BindingError": BindingError}
+        # A binding hides a guest name or a built-in of the same name (R-RUN-6).
+        names.update({b.name: guest.make_binding(b.name) for b in run.bindings})
         value = guest.main(code, program_globals(names))
     except BaseException as exc:  # everything the program raises is data
         output.flush()
@@ -340,7 +398,8 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
             channel.send(Done(error=ProgramError(type="Cancelled",
                                                  message="the run was cancelled")))
         else:
-            channel.send(Done(error=describe(exc)))
+            channel.send(Done(error=fit_error(describe(exc),
+                                              run.limits.value_bytes + ENVELOPE_OVERHEAD)))
         return
     output.flush()
     try:
@@ -412,13 +471,14 @@ def rehearse() -> list[Any]:
     return channel.seen
 
 
-def main(cwd: str | None, warm: bool = False) -> None:
+def main(cwd: str | None, warm: bool = False, stdio: bool = False) -> None:
     """``warm``: the guest waits in a pool, so it loads asyncio and makes its
     event loop before RUN; a cold guest loads them only for a program that
-    imports asyncio (the only programs that run on the loop)."""
+    imports asyncio (the only programs that run on the loop). ``stdio``: the
+    frames travel on fds 0 and 1 instead of fd 3 (spec §3.1)."""
     if cwd is not None:
         os.chdir(cwd)
-    channel = Channel()
+    channel = Channel.stdio() if stdio else Channel()
     real_stdout, real_stderr = sys.stdout, sys.stderr
     try:
         channel.send(Hello(

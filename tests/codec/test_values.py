@@ -116,29 +116,47 @@ def test_shared_references_cannot_build_a_dag() -> None:
 # -- the fast paths agree with cbor2's canonical mode and the slow walks ----
 
 
+def _same_order(a: Any, b: Any) -> bool:
+    """Equal values whose maps list their keys in the same order."""
+    if isinstance(a, dict):
+        return isinstance(b, dict) and list(a) == list(b) and all(map(_same_order, a.values(),
+                                                                      b.values()))
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(map(_same_order, a, b))
+    return _same(a, b)
+
+
+def _sorted_maps(value: Any) -> Any:
+    """The value with every map in RFC 8949 §4.2.1 order (cbor2's canonical mode)."""
+    if isinstance(value, dict):
+        keys = sorted(value, key=lambda k: (len(k.encode()), k.encode()))
+        return {k: _sorted_maps(value[k]) for k in keys}
+    if isinstance(value, list):
+        return [_sorted_maps(v) for v in value]
+    return value
+
+
 @given(values())
-def test_encoding_is_always_cbor2s_canonical_encoding(value: Any) -> None:
-    """encode_payload takes cbor2's plain mode only where it gives the same bytes."""
+def test_encoding_is_cbor2s_canonical_encoding_but_for_map_order(value: Any) -> None:
+    """R-CBOR-2: preferred serialization, every map in the sender's order. With
+    the maps sorted first, that is exactly cbor2's canonical encoding."""
+    data = encode_payload({"value": value})
+    assert _same_order(cbor2.loads(data), {"value": value})
+    assert len(data) == len(cbor2.dumps({"value": value}, canonical=True))
     expected = cbor2.dumps({"value": value}, canonical=True)
-    assert encode_payload({"value": value}) == expected
+    assert encode_payload({"value": _sorted_maps(value)}) == expected
     wire, plain = to_wire_plain(value)
-    assert encode_payload({"value": wire}, plain=plain) == expected
+    assert encode_payload({"value": wire}, plain=plain) == data
 
 
 @given(values())
-def test_to_wire_puts_maps_in_wire_order(value: Any) -> None:
-    wire = to_wire(value)
-    assert _same(wire, value)
+def test_to_wire_keeps_map_order(value: Any) -> None:
+    assert _same_order(to_wire(value), value)
 
-    def ordered(v: Any) -> bool:
-        if isinstance(v, dict):
-            keys = [k.encode() for k in v]
-            return keys == sorted(keys, key=lambda k: (len(k), k)) and all(map(ordered, v.values()))
-        if isinstance(v, list):
-            return all(map(ordered, v))
-        return True
 
-    assert ordered(wire)
+@given(values())
+def test_decoding_keeps_map_order(value: Any) -> None:
+    assert _same_order(decode_payload(encode_payload({"value": value})), {"value": value})
 
 
 @pytest.mark.parametrize("value", [1.5, 0.0, -0.0, math.inf, math.nan, 65504.0, 1e-7, 1 / 3,
@@ -149,11 +167,13 @@ def test_floats_take_the_plain_path_only_when_64_bits_are_needed(value: Any) -> 
     assert decode_payload(cbor2.dumps({"v": value}, canonical=True))
 
 
-def test_a_payload_with_its_maps_out_of_order_is_refused() -> None:
-    unordered = cbor2.dumps({"value": [{"name": "x", "id": 1}]})  # plain mode keeps this order
-    with pytest.raises(RemoteProtocolError):
-        decode_payload(unordered)
-    assert decode_payload(cbor2.dumps({"value": [{"name": "x", "id": 1}]}, canonical=True))
+def test_maps_keep_the_senders_order_and_still_refuse_duplicates() -> None:
+    ranked = {"value": [{"zeta": 1, "alpha": 2, "id": 3}]}
+    decoded = decode_payload(cbor2.dumps(ranked))  # plain mode keeps this order
+    assert list(decoded["value"][0]) == ["zeta", "alpha", "id"]
+    assert encode_payload(decoded) == cbor2.dumps(ranked)
+    with pytest.raises(RemoteProtocolError, match=r"(?i)duplicate"):
+        decode_payload(bytes.fromhex("a16576616c7565a2617a01617a02"))
 
 
 def test_cycles_and_odd_types_still_name_their_path() -> None:

@@ -8,14 +8,17 @@ import asyncio
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tether.codec import TRANSITIONS, FrameType, Role, State
-from tether.conformance import cli
+from tether.conformance import cli, coverage
 from tether.conformance.record import TRANSCRIPTS, record_all
 from tether.conformance.runner import check_guest, check_host, command_guest, our_guest
-from tether.conformance.transcript import Transcript
+from tether.conformance.transcript import Mismatch, Transcript, match, parse_transcript
+from tether.host.guests import GuestCommand, Interpreters, guest_command
+from tether.host.limits import Limits
 
 TRANSCRIPT_LIST = cli.load_all(TRANSCRIPTS)
 IDS = [t.scenario for t in TRANSCRIPT_LIST]
@@ -27,7 +30,6 @@ UNREACHABLE = {
     (State.CANCELLING, Role.HOST, FrameType.ERROR),
     (State.CANCELLING, Role.GUEST, FrameType.ERROR),
     (State.FINISHED, Role.HOST, FrameType.ERROR),
-    (State.FINISHED, Role.GUEST, FrameType.ERROR),
 }
 
 
@@ -100,3 +102,142 @@ def test_transcripts_cite_only_defined_requirements() -> None:
     defined = set(re.findall(r"\*\*\[(R-[A-Z]+-\d+)\]\*\*", SPEC))
     for t in TRANSCRIPT_LIST:
         assert set(t.requirements) <= defined, (t.scenario, set(t.requirements) - defined)
+
+
+def _conformance_args(*argv: str) -> Any:
+    parser = cli.argparse.ArgumentParser()
+    cli.add_parser(parser.add_subparsers(dest="command"))
+    return parser.parse_args(["conformance", *argv])
+
+
+def test_an_unknown_scenario_is_named() -> None:
+    with pytest.raises(SystemExit, match="unknown scenario 'no-such-thing'"):
+        cli.load_all(TRANSCRIPTS, ["hello", "no-such-thing"])
+
+
+def test_a_skip_names_the_program_file_it_looked_for() -> None:
+    [hello] = [t for t in TRANSCRIPT_LIST if t.scenario == "hello"]
+    case = asyncio.run(check_guest(hello, "ruby", command_guest(["true"])))
+    assert case.verdict == "skip"
+    assert str(TRANSCRIPTS / "hello" / "program.rb") in case.detail
+    case = asyncio.run(check_guest(hello, "zig", command_guest(["true"]), extension="zig"))
+    assert str(TRANSCRIPTS / "hello" / "program.zig") in case.detail
+
+
+def test_a_language_declares_its_program_extension(tmp_path: Path) -> None:
+    (tmp_path / "hello").mkdir()
+    (tmp_path / "hello" / "transcript.txt").write_text(
+        (TRANSCRIPTS / "hello" / "transcript.txt").read_text())
+    (tmp_path / "hello" / "program.cr").write_text('puts "hello"\nreturn 42\n')
+    [t] = cli.load_all(tmp_path, ["hello"], {"cr": "crystal"})
+    assert t.programs["crystal"].startswith("puts")
+
+
+def test_without_cbor_diag_the_error_names_the_package(monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(sys.modules, "cbor_diag", None)  # as if not installed
+    assert cli.main(_conformance_args("guest", "--scenario", "hello")) == 2
+    assert "pip install 'cbor-diag" in capsys.readouterr().err
+
+
+def test_a_guest_that_answers_after_done_fails_late_frames() -> None:
+    """R-STATE-4 / R-DONE-4: a guest that sends ERROR for the late RESULT
+    with an id that was never in flight fails; one that exits passes."""
+    answers = ("import struct, cbor2, socket\n"
+               "s = socket.socket(fileno=3)\n"
+               "def send(t, v):\n"
+               "    p = cbor2.dumps(v)\n"
+               "    s.sendall(struct.pack('>2sBBHI', b'TH', 1, t, 0, len(p)) + p)\n"
+               "send(1, {'protocol': 1, 'implementation': 'x', 'languages': ['python'], "
+               "'capabilities': []})\n"
+               "s.recv(1 << 20)\n"
+               "send(3, {'id': 1, 'name': 'add', 'args': [1, 2], 'kwargs': {}})\n"
+               "send(6, {'value': 1})\n"
+               "import time; time.sleep(0.5)\n"
+               "send(8, {'code': 8, 'message': 'RESULT for unknown call 999'})\n"
+               "time.sleep(1)\n")
+    [late] = [t for t in TRANSCRIPT_LIST if t.scenario == "late-frames"]
+    case = asyncio.run(check_guest(late, "python",
+                                   command_guest([sys.executable, "-c", answers])))
+    assert case.verdict == "fail"
+    assert "expected the guest to close, got ERROR" in case.detail
+
+
+def test_a_done_error_line_is_optional() -> None:
+    """R-DONE-2: ``line`` is included when known; a transcript accepts both."""
+    pattern = parse_transcript(
+        '=== frames\n< DONE {"error": {"type": "Cancelled", "message": "<text>", '
+        '"traceback": "<text>", "line?": "<int>"}}\n').steps[0].payload
+    for error in ({"type": "Cancelled", "message": "m", "traceback": ""},
+                  {"type": "Cancelled", "message": "m", "traceback": "", "line": 3}):
+        match(pattern, {"error": error}, {})
+    with pytest.raises(Mismatch):
+        match(pattern, {"error": {"type": "Cancelled", "message": "m", "traceback": "",
+                                  "line": "3"}}, {})
+
+
+def test_maps_inside_values_match_in_order() -> None:
+    """R-CBOR-2: a value's map keeps its order; the envelope's keys may come in any."""
+    pattern = {"value": {"zeta": 1, "alpha": 2}, "id": 1}
+    match(pattern, {"id": 1, "value": {"zeta": 1, "alpha": 2}}, {})
+    with pytest.raises(Mismatch, match="order"):
+        match(pattern, {"id": 1, "value": {"alpha": 2, "zeta": 1}}, {})
+
+
+def test_every_must_and_should_is_checked_or_excepted() -> None:
+    """Each MUST/SHOULD is cited by a vector, a transcript or a test, or
+    listed in coverage-exceptions.txt with a reason; a listed one that is
+    cited must leave the list."""
+    reqs = coverage.collect()
+    excepted = coverage.exceptions()
+    unchecked = sorted(r.id for r in reqs.values()
+                       if r.level != "MAY" and not r.cited and r.id not in excepted)
+    assert not unchecked, f"cited by nothing and not in coverage-exceptions.txt: {unchecked}"
+    stale = sorted(rid for rid in excepted if rid not in reqs or reqs[rid].cited)
+    assert not stale, f"listed in coverage-exceptions.txt but cited or not defined: {stale}"
+    assert all(excepted.values()), "every exception gives its reason"
+
+
+def test_the_coverage_table_is_current() -> None:
+    assert (coverage.TABLE.read_text(encoding="utf-8")
+            == coverage.render(coverage.collect(), coverage.exceptions())), \
+        "stale: run python -m tether.conformance.coverage"
+
+
+def test_levels_come_from_the_key_words() -> None:
+    spec = ("## 3. Transport\n**[R-A-1]** A guest MUST do it.\n**[R-A-2]** It SHOULD.\n"
+            "### 3.1 More\n**[R-A-3]** It MAY.\n")
+    found = coverage.requirements(spec)
+    assert [(r.id, r.section, r.level) for r in found.values()] == [
+        ("R-A-1", "3", "MUST"), ("R-A-2", "3", "SHOULD"), ("R-A-3", "3.1", "MAY")]
+
+
+@pytest.mark.parametrize("transcript", TRANSCRIPT_LIST, ids=IDS)
+def test_our_python_guest_passes_over_stdio(transcript: Transcript) -> None:
+    """Spec §3.1: the same transcripts over stdin/stdout (R-STDIO-1, R-STDIO-4)."""
+    case = asyncio.run(check_guest(transcript, "python", our_guest("python"), strict=True,
+                                   transport="stdio"))
+    assert case.verdict in ("pass", "skip"), case.detail
+
+
+def _python_guest_behind(preamble: str) -> Any:
+    """Our CPython guest started by a shell that first prints ``preamble``
+    (a container's banner): R-STDIO-2."""
+    def launch(workdir: str) -> GuestCommand:
+        command = guest_command("python", workdir, Limits(), Interpreters())
+        return GuestCommand(("/bin/sh", "-c", f"printf '%s' '{preamble}'; exec \"$@\"", "sh",
+                             *command.argv), command.env)
+    return launch
+
+
+def test_a_stdio_preamble_is_skipped_up_to_64_kib() -> None:
+    """R-STDIO-2: bytes before the first frame are skipped when they are at
+    most 64 KiB; a longer preamble is FRAME_MALFORMED."""
+    [hello] = [t for t in TRANSCRIPT_LIST if t.scenario == "hello"]
+    case = asyncio.run(check_guest(hello, "python", _python_guest_behind("Welcome!\\n"),
+                                   transport="stdio"))
+    assert case.verdict == "pass", case.detail
+    case = asyncio.run(check_guest(hello, "python", _python_guest_behind("x" * 70_000),
+                                   transport="stdio"))
+    assert case.verdict == "fail"
+    assert "FRAME_MALFORMED" in case.detail

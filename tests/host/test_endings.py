@@ -61,10 +61,23 @@ def test_timeout_while_a_promise_never_settles(lang: str) -> None:
 
 
 def test_timeout_with_calls_in_flight_cancels_them(lang: str) -> None:
+    """R-TERM-3: the binding calls still running are cancelled with the run."""
     slow, cancelled = cancellation_probe()
     result = run("await slow()", language=lang, bindings=[slow], limits=quick(timeout=0.5))
     assert result.status is Status.TIMEOUT
     assert cancelled.is_set()
+
+
+def test_a_program_that_swallows_the_cancellation_still_times_out(lang: str) -> None:
+    """R-DONE-5: the guest sends the value the program returned after the
+    CANCEL; the host reports its own reason for cancelling."""
+    slow, _ = cancellation_probe()
+    source = pick(lang, python="import asyncio\ntry:\n    await slow()\n"
+                               "except asyncio.CancelledError:\n    return 'swallowed'",
+                  javascript="try { await slow() } catch (e) { return 'swallowed' }")
+    result = run(source, language=lang, bindings=[slow], limits=quick(timeout=0.5))
+    assert result.status is Status.TIMEOUT
+    assert result.value is None
 
 
 def test_per_call_timeout(lang: str) -> None:
@@ -145,6 +158,7 @@ def test_arguments_too_large_raise_in_the_program(lang: str) -> None:
 
 
 def test_binding_result_too_large(lang: str) -> None:
+    """R-RESULT-4: sent as call error VALUE_TOO_LARGE instead."""
     def big() -> str:
         return "b" * 200_000
 
@@ -269,6 +283,8 @@ def test_stubborn_grandchild_is_killed_after_a_timeout(lang: str) -> None:
 
 
 def test_stubborn_grandchild_is_killed_after_a_normal_end(lang: str) -> None:
+    """R-TERM-4: the guest's exit is seen although a descendant keeps fd 3 and
+    the pipes open."""
     result = run(SPAWN_STUBBORN[lang] + "return 'done'", language=lang)
     assert result.status is Status.OK
     assert json.loads(result.output)["pid"]

@@ -161,7 +161,7 @@ def test_binding_error_caught_by_the_program(lang: str) -> None:
         python="try:\n    await fail()\nexcept BindingError as e:\n"
                "    return [e.type, e.message, e.code, e.binding]",
         javascript="try { await fail() } catch (e) {\n"
-                   "  return [e instanceof BindingError && e.type, e.hostMessage, e.code, e.binding]\n}",
+                   "  return [e instanceof BindingError && e.type, e.message, e.code, e.binding]\n}",
     )
     assert run(source, language=lang, bindings=[fail]).value == [
         "KeyError", "'no such city'", 100, "fail"]
@@ -248,6 +248,7 @@ def test_output_before_a_call_arrives_before_it(lang: str) -> None:
 
 
 def test_raw_output_below_print_is_kept_apart(lang: str) -> None:
+    """R-TRANS-2: fds 1 and 2 are pipes the host drains, apart from fd 3."""
     source = pick(lang,
                   python="import os\nos.write(1, b'raw out')\nos.write(2, b'raw err')\nprint('p')",
                   javascript="const fs = require('fs')\nfs.writeSync(1, 'raw out')\n"
@@ -281,6 +282,7 @@ def test_argument_outside_the_model_raises_at_the_call(lang: str) -> None:
 
 
 def test_binding_result_outside_the_model_is_an_error_for_the_program(lang: str) -> None:
+    """R-RESULT-4: sent as call error INVALID_VALUE instead."""
     def f() -> Any:
         return object()
 
@@ -325,6 +327,7 @@ def test_runs_in_parallel_are_independent() -> None:
 
 
 def test_stdin_is_closed(lang: str) -> None:
+    """R-TRANS-2: fd 0 is /dev/null."""
     source = pick(lang, python="import sys\nreturn sys.__stdin__.read()",
                   javascript="return require('fs').readFileSync(0, 'utf8')")
     assert run(source, language=lang).value == ""

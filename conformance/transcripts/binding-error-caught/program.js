@@ -1,2 +1,2 @@
 try { await fail("bad input") }
-catch (e) { return [e.type, e.code] }
+catch (e) { return [e.type, e.message, e.code, e.binding] }

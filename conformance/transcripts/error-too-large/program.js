@@ -1,0 +1,1 @@
+throw new Error('x'.repeat(100000))

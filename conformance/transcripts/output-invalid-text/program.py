@@ -1,0 +1,3 @@
+print("a\udcff\udcfeb")
+print("c\udce2d")
+print("e\ud800f")

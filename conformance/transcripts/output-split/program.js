@@ -1,0 +1,1 @@
+console.log('x'.repeat(70000))

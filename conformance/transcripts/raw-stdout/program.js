@@ -1,0 +1,3 @@
+require('fs').writeSync(1, 'raw\n')
+console.log('framed')
+return 1

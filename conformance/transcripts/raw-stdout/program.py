@@ -1,0 +1,4 @@
+import os
+os.write(1, b'raw\n')
+print('framed')
+return 1

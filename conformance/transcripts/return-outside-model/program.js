@@ -1,0 +1,1 @@
+return {rows: [1, {when: new Date(0)}]}
