@@ -1,6 +1,7 @@
 """The asyncio host engine: spawns a guest per run and serves its calls."""
 
-from .bindings import HostBinding, prepare_bindings
+from .bindings import HostBinding, describe_bindings, prepare_bindings
+from .description import Binding, Description, describe
 from .limits import Limits
 from .pool import PoolConfig
 from .result import OutputChunk, RunError, RunResult, RunStats, Status
@@ -8,6 +9,7 @@ from .runtime import Runtime
 from .sandbox import Sandbox, SandboxUnavailable
 
 __all__ = [
-    "HostBinding", "Limits", "OutputChunk", "PoolConfig", "RunError", "RunResult", "RunStats",
-    "Runtime", "Sandbox", "SandboxUnavailable", "Status", "prepare_bindings",
+    "Binding", "Description", "HostBinding", "Limits", "OutputChunk", "PoolConfig", "RunError",
+    "RunResult", "RunStats", "Runtime", "Sandbox", "SandboxUnavailable", "Status", "describe",
+    "describe_bindings", "prepare_bindings",
 ]

@@ -10,7 +10,8 @@ from typing import Any
 
 from tether.codec import DEFAULT_MAX_FRAME_BYTES
 
-from .bindings import BindingsArg, prepare_bindings
+from . import prompt
+from .bindings import BindingsArg, describe_bindings, prepare_bindings
 from .guests import LANGUAGES, GuestCommand, Interpreters, guest_command, zygote_command
 from .limits import Limits
 from .pool import ForkStarter, GuestPool, PoolConfig, SpawnStarter, Starter, discard
@@ -123,7 +124,7 @@ class Runtime:
             raise TypeError("limits must be a tether.Limits")
         limits = limits or self.limits
         profile = self.sandbox if sandbox is None else resolve(sandbox)
-        prepared = prepare_bindings(bindings)
+        prepared = prepare_bindings(bindings, language)
         pool = self._pool(language, limits, profile)
         ready = await pool.acquire()
         if self._closed:  # closed while a guest was being forked for this run
@@ -140,6 +141,16 @@ class Runtime:
             del self._sessions[session]
             ended.set_result(None)
             pool.refill()  # after the run, so a new guest's start-up does not slow it
+
+    def describe(self, bindings: BindingsArg, *, language: str = "python",
+                 limits: Limits | None = None, summary_only: bool = False) -> str:
+        """The text to give the model: the program contract for ``language``
+        (with ``limits``, default this Runtime's) and the bindings'
+        declarations, or with ``summary_only`` their names and one-line
+        summaries. Raises ValueError/TypeError for bindings that cannot be
+        described."""
+        return prompt.text(describe_bindings(bindings), language, limits or self.limits,
+                           summary_only=summary_only)
 
     def _defer(self, teardown: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(teardown)

@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Limits", "OutputChunk", "PoolConfig", "RunError", "RunResult", "RunStats", "Runtime",
-           "Sandbox", "SandboxUnavailable", "Status", "__version__"]
+__all__ = ["Binding", "Limits", "OutputChunk", "PoolConfig", "RunError", "RunResult", "RunStats",
+           "Runtime", "Sandbox", "SandboxUnavailable", "Status", "__version__"]
 
 if TYPE_CHECKING:
     from .host import (
+        Binding,
         Limits,
         OutputChunk,
         PoolConfig,

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from .conformance import cli as conformance_cli
-from .host import Limits, RunResult, Runtime, Sandbox, SandboxUnavailable
+from .host import Binding, Limits, RunResult, Runtime, Sandbox, SandboxUnavailable, prompt
+from .host.bindings import describe_bindings
 
 EXTENSIONS = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".ts": "typescript"}
 
@@ -38,6 +39,14 @@ def _parser() -> argparse.ArgumentParser:
                      help="print exactly one JSON object describing the result")
     run.add_argument("--sandbox", choices=[s.value for s in Sandbox], default="auto",
                      help="isolation profile (default: auto = namespaces where available)")
+    describe = commands.add_parser("describe", help="print the text that tells a model what "
+                                   "its program may call")
+    describe.add_argument("--bindings", action="append", default=[], metavar="MODULE:ATTR",
+                          help="a mapping of name to binding, or an iterable; repeatable")
+    describe.add_argument("--language", choices=["python", "javascript", "typescript"],
+                          default="python", help="the program's language (default: %(default)s)")
+    describe.add_argument("--summary", action="store_true",
+                          help="names and one-line summaries only")
     doctor = commands.add_parser("doctor", help="what isolation this machine offers, and what "
                                  "each profile costs to start")
     doctor.add_argument("--repeat", type=int, default=5, help="cold starts to time per profile")
@@ -49,8 +58,8 @@ def _fail(message: str) -> NoReturn:
     raise UsageError(message)
 
 
-def _load_bindings(specs: Sequence[str]) -> dict[str, Callable[..., Any]]:
-    bindings: dict[str, Callable[..., Any]] = {}
+def _load_bindings(specs: Sequence[str]) -> dict[str, Callable[..., Any] | Binding]:
+    bindings: dict[str, Callable[..., Any] | Binding] = {}
     for spec in specs:
         module_name, _, attr = spec.partition(":")
         if not module_name or not attr:
@@ -62,7 +71,8 @@ def _load_bindings(specs: Sequence[str]) -> dict[str, Callable[..., Any]]:
         if isinstance(obj, Mapping):
             bindings.update(obj)
         elif isinstance(obj, Iterable):
-            bindings.update({getattr(f, "__name__", repr(f)): f for f in obj})
+            bindings.update({f.name if isinstance(f, Binding)
+                             else str(getattr(f, "__name__", repr(f))): f for f in obj})
         else:
             _fail(f"--bindings {spec!r}: not a mapping or an iterable of callables")
     return bindings
@@ -138,6 +148,17 @@ async def _run(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
+def _describe(args: argparse.Namespace) -> int:
+    bindings = _load_bindings(args.bindings)
+    try:
+        text = prompt.text(describe_bindings(bindings), args.language, Limits(),
+                           summary_only=args.summary)
+    except (ValueError, TypeError) as exc:
+        _fail(str(exc))
+    sys.stdout.write(text)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "conformance":
@@ -147,6 +168,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return asyncio.run(doctor(args.repeat))
     try:
+        if args.command == "describe":
+            return _describe(args)
         return asyncio.run(_run(args))
     except UsageError as exc:
         print(f"tether: {exc}", file=sys.stderr)

@@ -44,6 +44,8 @@ from tether.codec import (
     to_wire_plain,
 )
 
+from .described import describe as describe_binding
+from .described import help as program_help
 from .program import ProgramReturn, compile_program, describe, program_globals
 
 CHANNEL_FD: Final = 3
@@ -324,8 +326,9 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
             guest = AsyncGuest(channel, run.limits, output, loop)
         else:
             guest = SyncGuest(channel, run.limits, output)
-        names = {b.name: guest.make_binding(b.name) for b in run.bindings}
+        names = {b.name: describe_binding(guest.make_binding(b.name), b) for b in run.bindings}
         names["BindingError"] = BindingError
+        names.setdefault("help", program_help)
         value = guest.main(code, program_globals(names))
     except BaseException as exc:  # everything the program raises is data
         output.flush()
