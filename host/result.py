@@ -17,6 +17,7 @@ class Status(enum.StrEnum):
     CRASHED = "crashed"  # the guest died or closed its channel early
     PROTOCOL_ERROR = "protocol_error"  # the guest broke the wire protocol
     CANCELLED = "cancelled"  # the runtime was closed while the run went on
+    INVALID = "invalid"  # the pre-run check found problems; nothing ran (``diagnostics``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,14 +26,17 @@ class RunError:
 
     ``type`` is the program's exception type (``ZeroDivisionError``) or, for
     runs that ended otherwise, one of ``Timeout``, ``LimitExceeded``,
-    ``GuestCrashed``, ``ProtocolError``, ``Cancelled``. ``traceback`` shows only
-    the program's own lines; ``line`` is the 1-based line in the source.
+    ``GuestCrashed``, ``ProtocolError``, ``Cancelled``, ``TypeCheckError``.
+    ``traceback`` shows only the program's own lines; ``line`` and ``column``
+    are 1-based in the source. In a check's ``diagnostics`` ``type`` is the
+    checker's code for the problem (``invalid-argument-type``, ``TS2345``).
     """
 
     type: str
     message: str
     traceback: str = ""
     line: int | None = None
+    column: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +71,8 @@ class RunResult:
     raw_stdout: str = ""  # what the child wrote to fd 1 below print (crash messages)
     raw_stderr: str = ""
     stats: RunStats = field(default_factory=RunStats)
+    #: With status ``invalid``: each problem the check found, in source order.
+    diagnostics: tuple[RunError, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -98,4 +104,5 @@ class RunResult:
             "raw_stdout": self.raw_stdout,
             "raw_stderr": self.raw_stderr,
             "stats": asdict(self.stats),
+            "diagnostics": [asdict(d) for d in self.diagnostics],
         }

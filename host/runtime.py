@@ -12,10 +12,11 @@ from tether.codec import DEFAULT_MAX_FRAME_BYTES
 
 from . import prompt
 from .bindings import BindingsArg, describe_bindings, prepare_bindings
+from .check import Checker, invalid
 from .guests import LANGUAGES, GuestCommand, Interpreters, guest_command, zygote_command
 from .limits import Limits
 from .pool import ForkStarter, GuestPool, PoolConfig, SpawnStarter, Starter, discard
-from .result import RunResult
+from .result import RunError, RunResult
 from .sandbox import Sandbox, resolve
 from .session import Session
 from .zygote import Zygote
@@ -35,7 +36,8 @@ class Runtime:
     is the isolation profile (:class:`Sandbox`): ``"namespaces"`` (bwrap;
     raises SandboxUnavailable where it cannot work), ``"process"`` (no
     boundary), or ``"auto"``, the default: namespaces where available, else
-    process with a RuntimeWarning; ``runtime.sandbox`` says which. Use it as an
+    process with a RuntimeWarning; ``runtime.sandbox`` says which. ``check``
+    is the default of ``run(check=...)``. Use it as an
     async context manager, so that closing it stops the warm guests and ends
     runs still going (their result has status ``cancelled``)::
 
@@ -52,6 +54,7 @@ class Runtime:
         node: str | None = None,
         pool: PoolConfig | None = PoolConfig(),  # noqa: B008 - frozen, shared safely
         sandbox: Sandbox | str = Sandbox.AUTO,
+        check: bool = False,
     ) -> None:
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError("limits must be a tether.Limits")
@@ -65,6 +68,8 @@ class Runtime:
         self._sessions: dict[Session, asyncio.Future[None]] = {}
         self._teardowns: set[asyncio.Task[None]] = set()
         self._closed = False
+        self.check_before_run = check
+        self._checker = Checker(self._interpreters)
 
     def _pool(self, language: str, limits: Limits, sandbox: Sandbox) -> GuestPool:
         # Node's heap limit is a start-up flag, so it is part of the pool's key.
@@ -101,8 +106,12 @@ class Runtime:
         bindings: BindingsArg = None,
         limits: Limits | None = None,
         sandbox: Sandbox | str | None = None,
+        check: bool | None = None,
     ) -> RunResult:
-        """Run ``source`` and return how it ended. Never raises for what the
+        """Run ``source`` and return how it ended. With ``check`` (default:
+        the Runtime's) the program is first type-checked against its
+        bindings' declarations, and one that fails is not run: status
+        ``invalid``, the problems in ``diagnostics``. Never raises for what the
         program did; raises ValueError/TypeError for bad arguments,
         SandboxUnavailable for a sandbox this machine lacks, RuntimeError if
         the Runtime is closed before the run has its guest, and
@@ -125,6 +134,11 @@ class Runtime:
         limits = limits or self.limits
         profile = self.sandbox if sandbox is None else resolve(sandbox)
         prepared = prepare_bindings(bindings, language)
+        if self.check_before_run if check is None else check:
+            found = await self._checker.diagnostics(
+                source, language, [b.description for b in prepared.values()])
+            if found:
+                return invalid(found)
         pool = self._pool(language, limits, profile)
         ready = await pool.acquire()
         if self._closed:  # closed while a guest was being forked for this run
@@ -141,6 +155,16 @@ class Runtime:
             del self._sessions[session]
             ended.set_result(None)
             pool.refill()  # after the run, so a new guest's start-up does not slow it
+
+    async def check(self, source: str, *, language: str = "python",
+                    bindings: BindingsArg = None) -> tuple[RunError, ...]:
+        """Type-check ``source`` against the bindings' declarations without
+        running it: the problems found, each with line and column (empty when
+        there are none, or when no checker is available)."""
+        if language not in LANGUAGES:
+            raise ValueError(f"unsupported language {language!r}")
+        found = await self._checker.diagnostics(source, language, describe_bindings(bindings))
+        return found or ()
 
     def describe(self, bindings: BindingsArg, *, language: str = "python",
                  limits: Limits | None = None, summary_only: bool = False) -> str:
@@ -166,6 +190,7 @@ class Runtime:
         await asyncio.gather(*self._sessions.values(),
                              *(pool.aclose() for pool in self._pools.values()))
         await asyncio.gather(*self._teardowns)
+        await self._checker.aclose()
 
     async def __aenter__(self) -> Runtime:
         for language in self._pool_config.prestart:
