@@ -70,7 +70,7 @@ class TypeScriptChecker:
             RunError(type=f"TS{d['code']}", message=str(d["message"]),
                      line=None if d.get("line") is None else min(int(d["line"]), last),
                      column=d.get("column"))
-            for d in answer["diagnostics"])
+            for d in answer["diagnostics"] if d.get("in") != "declarations")
 
     async def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
         process = self._process

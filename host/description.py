@@ -378,3 +378,21 @@ def ref_name(schema: Any) -> str | None:
     if isinstance(schema, Mapping) and isinstance(schema.get("$ref"), str):
         return str(schema["$ref"]).rsplit("/", 1)[-1] or None
     return None
+
+
+_CONSTRAINTS = (
+    ("minimum", ">= {}"), ("exclusiveMinimum", "> {}"), ("maximum", "<= {}"),
+    ("exclusiveMaximum", "< {}"), ("multipleOf", "a multiple of {}"),
+    ("minLength", "at least {} characters"), ("maxLength", "at most {} characters"),
+    ("pattern", "matching {}"), ("minItems", "at least {} items"),
+    ("maxItems", "at most {} items"), ("uniqueItems", "unique items"),
+)
+
+
+def constraints(schema: Any) -> str:
+    """What a schema asks beyond its type, in words (``>= 1, <= 7``), for the
+    text: the declarations' types cannot say it."""
+    if not isinstance(schema, Mapping):
+        return ""
+    return ", ".join(text.format(schema[key]) if "{}" in text else text
+                     for key, text in _CONSTRAINTS if key in schema and schema[key] is not False)

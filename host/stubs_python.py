@@ -12,7 +12,7 @@ import keyword
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .description import Description, ParamKind, ref_name, resolve
+from .description import Description, ParamKind, constraints, ref_name, resolve
 from .identifiers import identifier
 
 HEADER = "from typing import Any, Literal, NotRequired, TypedDict\n"
@@ -112,11 +112,20 @@ def render(descriptions: Iterable[Description]) -> str:
 def signature(description: Description) -> str:
     """``(query: str, limit: int = 3) -> list[Hit]``: the binding's signature
     as the stubs write it (the types it names are the stubs')."""
-    return _signature(description, _Types({description.identifier}))
+    parts, returns = _signature(description, _Types({description.identifier}))
+    return f"({', '.join(parts)}) -> {returns}"
+
+
+#: Longer ``def`` lines put each parameter on a line of its own.
+LINE_LENGTH = 88
 
 
 def _function(description: Description, types: _Types) -> str:
-    head = f"async def {description.identifier}{_signature(description, types)}:"
+    parts, returns = _signature(description, types)
+    head = f"async def {description.identifier}({', '.join(parts)}) -> {returns}:"
+    if len(head) > LINE_LENGTH:
+        lines = "".join(f"    {part},\n" for part in parts)
+        head = f"async def {description.identifier}(\n{lines}) -> {returns}:"
     doc = docstring(description)
     return f"{head}\n{_docstring(doc, '    ')}\n    ..." if doc else f"{head} ..."
 
@@ -136,7 +145,7 @@ def docstring(description: Description) -> str:
     return text.strip()
 
 
-def _signature(description: Description, types: _Types) -> str:
+def _signature(description: Description, types: _Types) -> tuple[list[str], str]:
     root = description.parameters
     properties = root.get("properties", {})
     base = _camel(description.identifier)
@@ -171,7 +180,7 @@ def _signature(description: Description, types: _Types) -> str:
         parts.append("/")
     result = description.result
     returns = "Any" if result is None else types.expression(result, result, base + "Result")
-    return f"({', '.join(parts)}) -> {returns}"
+    return parts, returns
 
 
 def _literal(value: Any) -> str:
@@ -193,7 +202,9 @@ def _description(schema: Any, root: Mapping[str, Any]) -> str:
     about = schema.get("description")
     if not about and "$ref" in schema:
         about = resolve(schema, root).get("description")
-    return about.strip() if isinstance(about, str) else ""
+    text = about.strip() if isinstance(about, str) else ""
+    limits = constraints(schema)
+    return f"{text} ({limits})" if text and limits else text or limits
 
 
 def _one_line(text: str) -> str:

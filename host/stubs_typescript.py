@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .description import Description, ParamKind, ref_name, resolve
+from .description import Description, ParamKind, constraints, ref_name, resolve
 from .identifiers import identifier
 
 _PLAIN_KEY = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
@@ -189,7 +189,9 @@ def _description(schema: Any, root: Mapping[str, Any]) -> str:
     about = schema.get("description")
     if not about and "$ref" in schema:
         about = resolve(schema, root).get("description")
-    return about.strip() if isinstance(about, str) else ""
+    text = about.strip() if isinstance(about, str) else ""
+    limits = constraints(schema)
+    return f"{text} ({limits})" if text and limits else text or limits
 
 
 def _comment(text: str) -> str:

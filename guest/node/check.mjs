@@ -4,7 +4,9 @@
 //   {"id": 1, "language": "typescript", "declarations": "<.d.ts>", "source": "<program>"}
 // and answers one JSON line on stdout,
 //   {"id": 1, "diagnostics": [{"line": 2, "column": 7, "code": 2322, "message": "..."}]}
-// Lines and columns are the program's own, 1-based. The library files (ES and
+// Lines and columns are the program's own, 1-based; a problem in the
+// declarations themselves (a fault of the host's renderer, not of the program)
+// comes with "in": "declarations" and the declarations' own line. The library files (ES and
 // @types/node) are parsed once and reused by every later check.
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -68,25 +70,36 @@ function check({ language, declarations, source }) {
     getCurrentDirectory: () => ROOT,
   };
   const program = ts.createProgram([DECLARATIONS, programFile], OPTIONS, host);
-  const file = program.getSourceFile(programFile);
-  const found = [
-    ...program.getSyntacticDiagnostics(file),
-    ...program.getSemanticDiagnostics(file),
-  ];
   const diagnostics = [];
-  for (const d of found) {
-    if (d.category !== ts.DiagnosticCategory.Error || IGNORED.has(d.code)) continue;
-    if (language !== 'typescript' && !JAVASCRIPT_CODES.has(d.code) && d.code >= 2000) continue;
-    const where = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : null;
-    const line = where ? where.line : null; // line 0 is the prefix: the program's line 1 is 1
-    diagnostics.push({
-      line: line === null || line < 1 ? null : Math.min(line, source.split('\n').length),
-      column: where ? where.character + 1 : null,
-      code: d.code,
-      message: ts.flattenDiagnosticMessageText(d.messageText, '\n'),
-    });
+  for (const name of [DECLARATIONS, programFile]) {
+    const file = program.getSourceFile(name);
+    for (const d of [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)]) {
+      if (d.category !== ts.DiagnosticCategory.Error) continue;
+      if (name === DECLARATIONS) {
+        const { line, character } = file.getLineAndCharacterOfPosition(d.start ?? 0);
+        diagnostics.push({
+          in: 'declarations', line: line + 1, column: character + 1, code: d.code,
+          message: ts.flattenDiagnosticMessageText(d.messageText, '\n'),
+        });
+      } else {
+        diagnostics.push(...programDiagnostic(d, language, source));
+      }
+    }
   }
   return diagnostics;
+}
+
+function programDiagnostic(d, language, source) {
+  if (IGNORED.has(d.code)) return [];
+  if (language !== 'typescript' && !JAVASCRIPT_CODES.has(d.code) && d.code >= 2000) return [];
+  const where = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : null;
+  const line = where ? where.line : null; // line 0 is the prefix: the program's line 1 is 1
+  return [{
+    line: line === null || line < 1 ? null : Math.min(line, source.split('\n').length),
+    column: where ? where.character + 1 : null,
+    code: d.code,
+    message: ts.flattenDiagnosticMessageText(d.messageText, '\n'),
+  }];
 }
 
 const input = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
