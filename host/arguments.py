@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import inspect
 import json
-import secrets
+import os
 from typing import Any
 
 from .description import Description, ParamKind
@@ -124,7 +124,7 @@ def _clip(message: str) -> str:
 
 
 # One per host process; a program cannot know it, so cannot forge bytes.
-_MARKER = "\x00bytes:" + secrets.token_hex(8)
+_MARKER = "\x00bytes:" + os.urandom(8).hex()
 _MARKER_JSON = json.dumps(_MARKER)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -45,23 +46,42 @@ class HostBinding:
         return result
 
 
+# A binding is described, and its arguments' validator compiled, once per
+# object and name: a Runtime runs the same bindings again and again. The
+# cache holds the most recent ones only, so bindings made afresh for each
+# run (closures) cost a description each time but are not kept forever.
+CACHE_SIZE = 512
+_CACHE: OrderedDict[tuple[int, str | None], _Cached] = OrderedDict()
+
+
+@dataclass(slots=True)
+class _Cached:
+    binding: Any  # kept alive, so its id is not reused while cached
+    description: Description
+    prepared: dict[str, HostBinding]
+
+
+def _cached(binding: Any, name: str | None) -> _Cached:
+    key = (id(binding), name)
+    entry = _CACHE.get(key)
+    if entry is not None and entry.binding is binding:
+        _CACHE.move_to_end(key)
+        return entry
+    entry = _CACHE[key] = _Cached(binding, describe(binding, name), {})
+    while len(_CACHE) > CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return entry
+
+
 def describe_bindings(bindings: BindingsArg) -> list[Description]:
     """Accepts ``{"name": callable or Binding}`` or an iterable of callables
     (named by ``__name__``) and :class:`Binding`s. Raises ValueError/TypeError
     for what cannot be described: that is a mistake in the host application,
     not in the program."""
-    if bindings is None:
-        return []
-    if isinstance(bindings, Mapping):
-        items: list[tuple[str | None, Any]] = list(bindings.items())
-    else:
-        items = [(None, b) for b in bindings]
     descriptions: list[Description] = []
     by_identifier: dict[str, str] = {}
-    for name, binding in items:
-        if name is not None and not isinstance(name, str):
-            raise ValueError(f"binding name {name!r} is not a str")
-        description = describe(binding, name)
+    for name, binding in _items(bindings):
+        description = _cached(binding, name).description
         taken = by_identifier.get(description.identifier)
         if taken is not None:
             raise ValueError(f"binding {description.name!r} given twice" if taken ==
@@ -72,23 +92,49 @@ def describe_bindings(bindings: BindingsArg) -> list[Description]:
     return descriptions
 
 
+def _items(bindings: BindingsArg) -> list[tuple[str | None, Any]]:
+    if bindings is None:
+        return []
+    if isinstance(bindings, Mapping):
+        items: list[tuple[str | None, Any]] = list(bindings.items())
+    else:
+        items = [(None, b) for b in bindings]
+    for name, _ in items:
+        if name is not None and not isinstance(name, str):
+            raise ValueError(f"binding name {name!r} is not a str")
+    return items
+
+
 def prepare_bindings(bindings: BindingsArg, language: str = "python") -> dict[str, HostBinding]:
     """The bindings of a run in ``language``, by the identifier the program
     calls them by (see :func:`describe_bindings` for what is accepted)."""
     prepared: dict[str, HostBinding] = {}
-    for description in describe_bindings(bindings):
-        function = description.function
-        stubs = stubs_python if language == "python" else stubs_typescript
-        doc = (stubs_python.docstring(description) if language == "python"
-               else stubs_typescript.jsdoc(description))
-        prepared[description.identifier] = HostBinding(
-            name=description.identifier,
-            function=function,
-            is_async=inspect.iscoroutinefunction(function)
-            or inspect.iscoroutinefunction(type(function).__call__),
-            wire=WireBinding(name=description.identifier, signature=stubs.signature(description),
-                             doc=doc or None),
-            description=description,
-            arguments=ArgumentCheck(description),
-        )
+    for name, binding in _items(bindings):
+        entry = _cached(binding, name)
+        host_binding = entry.prepared.get(language)
+        if host_binding is None:
+            known = next(iter(entry.prepared.values()), None)
+            host_binding = entry.prepared[language] = _prepare(
+                entry.description, language,
+                known.arguments if known else ArgumentCheck(entry.description))
+        prepared[host_binding.name] = host_binding
+    if len(prepared) != len(_items(bindings)):
+        describe_bindings(bindings)  # raises for the names that collide
     return prepared
+
+
+def _prepare(description: Description, language: str, arguments: ArgumentCheck) -> HostBinding:
+    function = description.function
+    stubs = stubs_python if language == "python" else stubs_typescript
+    doc = (stubs_python.docstring(description) if language == "python"
+           else stubs_typescript.jsdoc(description))
+    return HostBinding(
+        name=description.identifier,
+        function=function,
+        is_async=inspect.iscoroutinefunction(function)
+        or inspect.iscoroutinefunction(type(function).__call__),
+        wire=WireBinding(name=description.identifier, signature=stubs.signature(description),
+                         doc=doc or None),
+        description=description,
+        arguments=arguments,
+    )

@@ -41,7 +41,8 @@ class Binding:
     ``parameters``. ``result``, when given, is the JSON Schema of what
     ``function`` returns (shown to the model, and checked when
     ``check_result`` is set). ``name`` may be any text: the program sees it as
-    an identifier (see :func:`tether.host.identifiers.identifier`).
+    an identifier (see :func:`tether.host.identifiers.identifier`). A
+    description is made once per Binding object (and reused while cached).
     """
 
     name: str

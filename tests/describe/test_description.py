@@ -96,3 +96,17 @@ def test_names_that_collide_once_mapped_are_refused() -> None:
 def test_the_fixture_describes() -> None:
     assert [d.identifier for d in describe_bindings(BINDINGS)] == [
         "search", "paint", "total", "anything", "get_weather", "class_"]
+
+
+def test_a_binding_is_described_once_and_the_cache_is_bounded() -> None:
+    from tether.host import bindings, prepare_bindings
+
+    assert prepare_bindings({"s": search})["s"] is prepare_bindings({"s": search})["s"]
+    assert prepare_bindings({"s": search}, "javascript")["s"].arguments is prepare_bindings(
+        {"s": search})["s"].arguments  # one validator for every language
+    for i in range(bindings.CACHE_SIZE + 10):
+        def closure(x: int, i: int = i) -> int:
+            return x + i
+
+        prepare_bindings({"c": closure})
+    assert len(bindings._CACHE) <= bindings.CACHE_SIZE
