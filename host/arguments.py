@@ -20,7 +20,6 @@ asks for a number (JSON Schema has none).
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 from typing import Any
@@ -47,21 +46,23 @@ class ArgumentCheck:
         self._result_validator: Any = None
         if description.check_result and description.result is not None:
             self._result_validator = jsonschema_rs.validator_for(description.result)
+        params = description.params
+        self._positional = [p.name for p in params
+                            if p.kind in (ParamKind.POSITIONAL_ONLY, ParamKind.POSITIONAL)]
+        self._positional_only = {p.name for p in params if p.kind is ParamKind.POSITIONAL_ONLY}
+        self._keywords = {p.name for p in params
+                          if p.kind in (ParamKind.POSITIONAL, ParamKind.KEYWORD_ONLY)}
+        self._required = [p.name for p in params if p.required]
+        self._var_positional = next(
+            (p.name for p in params if p.kind is ParamKind.VAR_POSITIONAL), None)
+        self._var_keyword = next((p.name for p in params if p.kind is ParamKind.VAR_KEYWORD), None)
 
     def check(self, args: list[Any], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
         description = self._description
         if description.explicit:
             arguments = self._explicit_arguments(args, kwargs)
         else:
-            assert description.signature is not None
-            try:
-                bound = description.signature.bind(*args, **kwargs)
-            except TypeError as exc:
-                raise TypeError(f"{self._name}(): {exc}") from None
-            arguments = dict(bound.arguments)
-            for param in description.params:
-                if param.kind is ParamKind.VAR_POSITIONAL and param.name in arguments:
-                    arguments[param.name] = list(arguments[param.name])
+            arguments = self._bind(args, kwargs)
         self._validate(arguments)
         if description.explicit:
             return [], arguments
@@ -105,10 +106,55 @@ class ArgumentCheck:
                 _bytes_as_marker(self._description.parameters))
         return self._schema_with_bytes
 
+    def _bind(self, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+        """The arguments by parameter name, as Python would bind them (the
+        messages are Python's too)."""
+        positional = self._positional
+        arguments: dict[str, Any] = dict(zip(positional, args, strict=False))
+        if len(args) > len(positional):
+            if self._var_positional is None:
+                raise TypeError(f"{self._name}() takes {len(positional)} positional "
+                                f"argument{'s' * (len(positional) != 1)} but {len(args)} "
+                                f"were given")
+            arguments[self._var_positional] = list(args[len(positional):])
+        extra: dict[str, Any] = {}
+        for key, value in kwargs.items():
+            if key in self._keywords:
+                if key in arguments:
+                    raise TypeError(f"{self._name}() got multiple values for argument {key!r}")
+                arguments[key] = value
+            elif self._var_keyword is not None:
+                extra[key] = value
+            elif key in self._positional_only:
+                raise TypeError(f"{self._name}() got a positional-only argument {key!r} "
+                                f"passed as a keyword")
+            else:
+                raise TypeError(f"{self._name}() got an unexpected keyword argument {key!r}")
+        if self._var_keyword is not None and extra:
+            arguments[self._var_keyword] = extra
+        for key in self._required:
+            if key not in arguments:
+                raise TypeError(f"{self._name}() missing a required argument: {key!r}")
+        return arguments
+
     def _call_arguments(self, arguments: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
-        assert self._description.signature is not None
-        bound = inspect.BoundArguments(self._description.signature, arguments)  # type: ignore[arg-type, unused-ignore]
-        return list(bound.args), dict(bound.kwargs)
+        """Back from names to a call: positional-only and ``*args`` by
+        position, the rest by keyword."""
+        args: list[Any] = []
+        for key in self._positional:
+            if key not in self._positional_only:
+                break
+            if key not in arguments:
+                break  # the rest take their defaults
+            args.append(arguments.pop(key))
+        if self._var_positional is not None and self._var_positional in arguments:
+            # Everything before *args must then go by position too.
+            for key in self._positional[len(args):]:
+                args.append(arguments.pop(key))
+            args += arguments.pop(self._var_positional)
+        if self._var_keyword is not None:
+            arguments.update(arguments.pop(self._var_keyword, {}))
+        return args, arguments
 
 
 def _first_error(validator: Any, instance: Any) -> str | None:

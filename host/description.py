@@ -90,7 +90,6 @@ class Description:
     explicit: bool
     function: Callable[..., Any]
     check_result: bool = False
-    signature: inspect.Signature | None = None
     convert: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
     @property
@@ -251,7 +250,7 @@ def _from_callable(function: Callable[..., Any], name: str) -> Description:
 
     return Description(
         name=name, identifier=identifier(name), doc=doc, parameters=parameters, result=result,
-        params=tuple(params), explicit=False, function=function, signature=signature,
+        params=tuple(params), explicit=False, function=function,
         convert=convert if needs_conversion else None)
 
 

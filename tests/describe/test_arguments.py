@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tether.host import prepare_bindings
 
@@ -40,7 +43,8 @@ def test_admitted_arguments_reach_the_binding_as_declared() -> None:
     (["q", True], {}, "argument 'limit': true is not of type \"integer\""),
     (["q"], {"exact": 1}, "argument 'exact': 1 is not of type \"boolean\""),
     ([], {}, "missing a required argument: 'query'"),
-    (["q", 1, 2], {}, "too many positional arguments"),
+    (["q", 1, 2], {}, "search() takes 2 positional arguments but 3 were given"),
+    (["q", 1], {"limit": 2}, "multiple values for argument 'limit'"),
     (["q"], {"nope": 1}, "unexpected keyword argument 'nope'"),
 ])
 def test_a_plain_callable_refuses(args: list[Any], kwargs: dict[str, Any], message: str) -> None:
@@ -116,3 +120,44 @@ def test_results_are_checked_when_asked() -> None:
 
 def test_long_messages_are_clipped() -> None:
     assert len(refused("search", ["x" * 100_000])) <= 400
+
+
+_P = inspect.Parameter
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD, _P.VAR_POSITIONAL,
+                                 _P.KEYWORD_ONLY, _P.VAR_KEYWORD]), max_size=5),
+       st.lists(st.booleans(), min_size=5, max_size=5),
+       st.integers(0, 5), st.sets(st.sampled_from(["p0", "p1", "p2", "p3", "p4", "zz"])))
+def test_arguments_bind_as_python_binds_them(kinds: list[Any], defaults: list[bool],
+                                             n_args: int, keywords: set[str]) -> None:
+    kinds = sorted(kinds)
+    if kinds.count(_P.VAR_POSITIONAL) > 1 or kinds.count(_P.VAR_KEYWORD) > 1:
+        return
+    params, default_seen = [], False
+    for i, kind in enumerate(kinds):
+        has_default = (kind in (_P.KEYWORD_ONLY,) and defaults[i]) or (
+            kind in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD)
+            and (defaults[i] or default_seen))
+        default_seen |= has_default and kind is not _P.KEYWORD_ONLY
+        params.append(_P(f"p{i}", kind, default=i if has_default else _P.empty))
+    signature = inspect.Signature(params)
+
+    def function(*args: Any, **kwargs: Any) -> Any:
+        return signature.bind(*args, **kwargs).arguments
+
+    function.__signature__ = signature  # type: ignore[attr-defined]
+    args, kwargs = list(range(n_args)), {k: k for k in keywords}
+    try:
+        expected: Any = dict(signature.bind(*args, **kwargs).arguments)
+    except TypeError:
+        expected = TypeError
+    binding = prepare_bindings({"f": function})["f"]
+    try:
+        got: Any = dict(asyncio.run(binding.invoke(args, kwargs)))
+    except TypeError:
+        got = TypeError
+    if isinstance(got, dict):  # *args arrive as a list from the wire, as a tuple here
+        got = {k: tuple(v) if isinstance(v, list) else v for k, v in got.items()}
+    assert got == expected
