@@ -1,6 +1,6 @@
 """The asyncio host engine: spawns a guest per run and serves its calls."""
 
-from .bindings import HostBinding, describe_bindings, prepare_bindings
+from .bindings import HostBinding, describe_bindings, prepare_bindings, with_lookup
 from .description import Binding, Description, describe
 from .limits import Limits
 from .pool import PoolConfig
@@ -11,5 +11,5 @@ from .sandbox import Sandbox, SandboxUnavailable
 __all__ = [
     "Binding", "Description", "HostBinding", "Limits", "OutputChunk", "PoolConfig", "RunError",
     "RunResult", "RunStats", "Runtime", "Sandbox", "SandboxUnavailable", "Status", "describe",
-    "describe_bindings", "prepare_bindings",
+    "describe_bindings", "prepare_bindings", "with_lookup",
 ]

@@ -11,7 +11,7 @@ from typing import Any
 
 from tether.codec import Binding as WireBinding
 
-from . import stubs_python, stubs_typescript
+from . import prompt, stubs_python, stubs_typescript
 from .arguments import ArgumentCheck
 from .description import Binding, Description, describe
 
@@ -90,6 +90,18 @@ def describe_bindings(bindings: BindingsArg) -> list[Description]:
         by_identifier[description.identifier] = description.name
         descriptions.append(description)
     return descriptions
+
+
+def with_lookup(bindings: BindingsArg, language: str = "python") -> dict[str, Any]:
+    """``bindings`` and ``describe_binding``, which returns one binding's
+    declaration in ``language``: for programs shown only the names and
+    summaries (``Runtime.describe(..., summary_only=True)``)."""
+    descriptions = describe_bindings(bindings)
+    out: dict[str, Any] = {description.name if name is None else name: binding
+                           for (name, binding), description in zip(
+                               _items(bindings), descriptions, strict=True)}
+    out[prompt.LOOKUP] = prompt.lookup(descriptions, language)
+    return out
 
 
 def _items(bindings: BindingsArg) -> list[tuple[str | None, Any]]:

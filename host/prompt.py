@@ -4,7 +4,7 @@ followed by the bindings' declarations in the program's language."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from . import stubs_python, stubs_typescript
 from .description import Description
@@ -53,16 +53,44 @@ def summaries(descriptions: Iterable[Description]) -> str:
     return "".join(f"- {d.identifier}: {d.summary}\n" for d in descriptions)
 
 
+#: The binding a program calls for a declaration it was not shown (see :func:`lookup`).
+LOOKUP = "describe_binding"
+
+
 def text(descriptions: Iterable[Description], language: str, limits: Limits, *,
          summary_only: bool = False) -> str:
     """The whole text: the contract, then the declarations (or, with
-    ``summary_only``, the names and one-line summaries)."""
+    ``summary_only``, the names and one-line summaries, and how to read a
+    declaration: the run must then include the binding :func:`lookup` makes,
+    named ``describe_binding``)."""
     if language not in LANGUAGES:
         raise ValueError(f"unsupported language {language!r}; tether describes: "
                          f"{', '.join(LANGUAGES)}")
-    descriptions = list(descriptions)
+    descriptions = [d for d in descriptions if d.identifier != LOOKUP]
     fence = "python" if language == "python" else "typescript"
     if summary_only:
-        return contract(language, limits) + "\nFunctions:\n" + summaries(descriptions)
+        argument = '"search"'
+        return (contract(language, limits) + "\nFunctions (only their names are shown: "
+                f"`await {LOOKUP}({argument})` returns one's full declaration as text; "
+                "read it before calling a function):\n" + summaries(descriptions))
     return (contract(language, limits) + f"\nDeclarations:\n```{fence}\n"
             + declarations(descriptions, language) + "```\n")
+
+
+def lookup(descriptions: Iterable[Description], language: str) -> Callable[[str], str]:
+    """A binding that returns one binding's declaration as text (with the
+    types it uses), for programs given only the summaries."""
+    by_name = {d.identifier: d for d in descriptions if d.identifier != LOOKUP}
+
+    def describe_binding(name: str) -> str:
+        """The full declaration of one of the functions listed, as text.
+
+        Args:
+            name: the function's name, as listed
+        """
+        description = by_name.get(name)
+        if description is None:
+            raise KeyError(f"no function named {name!r}; there are: {', '.join(by_name)}")
+        return declarations([description], language)
+
+    return describe_binding

@@ -83,7 +83,7 @@ class _Types:
             text = self.expression(sub, root, name + _camel(field))
             fields.append((field, text if field in required else f"NotRequired[{text}]",
                            _description(sub, root)))
-        if all(f.isidentifier() and not keyword.iskeyword(f) for f, _, _ in fields):
+        if all(_is_name(f) for f, _, _ in fields):
             lines = [f"class {name}(TypedDict):"]
             doc = _description(schema, root)
             if doc:
@@ -149,6 +149,12 @@ def _signature(description: Description, types: _Types) -> tuple[list[str], str]
     root = description.parameters
     properties = root.get("properties", {})
     base = _camel(description.identifier)
+    result = description.result
+    returns = "Any" if result is None else types.expression(result, result, base + "Result")
+    if description.explicit and not all(_is_name(key) for key in properties):
+        # Keys that cannot be keywords: the arguments go as one dict.
+        argument = types.expression({**root, "title": None}, root, base + "Arguments")
+        return [f"arguments: {argument}", "/"], returns
     parts: list[str] = []
     star = slash = False
     for param in description.params:
@@ -178,9 +184,11 @@ def _signature(description: Description, types: _Types) -> tuple[list[str], str]
     if not slash and description.params and all(
             p.kind is ParamKind.POSITIONAL_ONLY for p in description.params):
         parts.append("/")
-    result = description.result
-    returns = "Any" if result is None else types.expression(result, result, base + "Result")
     return parts, returns
+
+
+def _is_name(key: str) -> bool:
+    return key.isidentifier() and not keyword.iskeyword(key)
 
 
 def _literal(value: Any) -> str:

@@ -110,3 +110,21 @@ def test_a_binding_is_described_once_and_the_cache_is_bounded() -> None:
 
         prepare_bindings({"c": closure})
     assert len(bindings._CACHE) <= bindings.CACHE_SIZE
+
+
+def test_explicit_keys_that_are_not_python_names_go_as_one_dict(tmp_path: Any) -> None:
+    import ast
+    import asyncio
+
+    from tether.host import prepare_bindings
+    from tether.host.stubs_python import render
+
+    odd = Binding("lookup", "Find a user.", {"type": "object", "properties": {
+        "user-id": {"type": "integer"}, "from": {"type": "string"}}, "required": ["user-id"]},
+        lambda **kwargs: kwargs)
+    text = render([describe(odd)])
+    ast.parse(text)
+    assert "LookupArguments = TypedDict('LookupArguments', {'user-id': int, 'from': " in text
+    assert "async def lookup(arguments: LookupArguments, /) -> Any:" in text
+    binding = prepare_bindings([odd])["lookup"]
+    assert asyncio.run(binding.invoke([{"user-id": 1}], {})) == {"user-id": 1}

@@ -12,7 +12,7 @@ import pytest
 from tether import Binding, Runtime, Status
 from tether.demo import BINDINGS as DEMO
 
-from .conftest import pick, run
+from .conftest import _Shared, pick, run
 
 
 async def search(query: str, limit: int = 3) -> list[str]:
@@ -140,3 +140,18 @@ def test_runtime_check_and_the_runtime_default() -> None:
     assert refused.status is Status.INVALID
     assert ran.status is Status.ERROR and ran.error.type == "BindingError"
 
+
+
+@pytest.mark.parametrize("lang", ["python", "javascript"])
+def test_a_program_shown_only_summaries_reads_a_declaration_on_demand(lang: str) -> None:
+    from tether.host import with_lookup
+
+    assert _Shared.runtime is not None
+    text = _Shared.runtime.describe(BINDINGS, language=lang, summary_only=True)
+    assert "- search: Documents that mention ``query``.\n" in text
+    assert "describe_binding(\"search\")" in text and "def search" not in text
+    result = run("return await describe_binding('search')", language=lang,
+                 bindings=with_lookup(BINDINGS, lang))
+    assert result.ok, result.error
+    assert ("async def search(query: str, limit: int = 3) -> list[str]:" if lang == "python"
+            else "declare function search(query: string, limit?: number)") in result.value
