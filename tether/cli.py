@@ -37,6 +37,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="wall-clock limit (default: %(default)s, i.e. the Limits default)")
     run.add_argument("--json", action="store_true",
                      help="print exactly one JSON object describing the result")
+    run.add_argument("--check", action="store_true",
+                     help="type-check the program against the bindings first; "
+                     "a program that fails is not run (status invalid)")
     run.add_argument("--sandbox", choices=[s.value for s in Sandbox], default="auto",
                      help="isolation profile (default: auto = namespaces where available)")
     describe = commands.add_parser("describe", help="print the text that tells a model what "
@@ -138,7 +141,8 @@ async def _run(args: argparse.Namespace) -> int:
         _fail(str(exc))
     async with runtime:
         try:
-            result = await runtime.run(source, language=language, bindings=bindings)
+            result = await runtime.run(source, language=language, bindings=bindings,
+                                       check=args.check)
         except (ValueError, TypeError) as exc:
             _fail(str(exc))
     if args.json:
