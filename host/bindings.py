@@ -13,10 +13,12 @@ from tether.codec import Binding as WireBinding
 
 from . import prompt, stubs_python, stubs_typescript
 from .arguments import ArgumentCheck
-from .description import Binding, Description, describe
+from .description import Description, describe
 
-BindingsArg = (Mapping[str, Callable[..., Any] | Binding]
-               | Iterable[Callable[..., Any] | Binding] | None)
+# Callables and Bindings (checked when described). Typed loosely on purpose:
+# mypy infers a dict of unlike functions as dict[str, function], which no
+# Callable type accepts, and that is how bindings are usually written.
+BindingsArg = Mapping[str, Any] | Iterable[Any] | None
 
 
 @dataclass(frozen=True, slots=True)
