@@ -134,13 +134,62 @@ async def checks(repeat: int) -> None:
                   f"{statistics.median(runs) * 1000:5.1f})")
 
 
+def python_checkers(repeat: int) -> None:
+    """ty against the alternatives, on the same stubs and wrapped programs:
+    each one's command, fresh process each time; mypy also warm (its cache,
+    and its daemon). Checkers that are not installed are skipped."""
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from ty import find_ty_bin
+
+    from tether.host import check_python, describe_bindings
+
+    print("Python checkers, per check (median ms, fresh process unless said):")
+    bin_dir = Path(sys.executable).parent
+    commands = {
+        "ty": [find_ty_bin(), "check", "--output-format", "concise", "program.py"],
+        "mypy (no cache)": [sys.executable, "-m", "mypy", "--no-incremental", "program.py"],
+        "mypy (warm cache)": [sys.executable, "-m", "mypy", "program.py"],
+        "dmypy (warm daemon)": [str(bin_dir / "dmypy"), "run", "--", "program.py"],
+        "basedpyright": [str(bin_dir / "basedpyright"), "program.py"],
+    }
+    stubs = check_python.stubs(describe_bindings({"search": search}))
+    for name, command in commands.items():
+        if not shutil.which(command[0]) and not Path(command[0]).exists():
+            continue
+        row = []
+        for source in PROGRAMS["python"]:
+            with tempfile.TemporaryDirectory() as scratch:
+                (Path(scratch) / "__tether_bindings__.pyi").write_text(stubs)
+                (Path(scratch) / "program.py").write_text(check_python.wrap(source))
+                subprocess.run(command, cwd=scratch, capture_output=True, check=False)  # warm-up
+                samples = []
+                for _ in range(repeat):
+                    start = time.perf_counter()
+                    subprocess.run(command, cwd=scratch, capture_output=True, check=False)
+                    samples.append(time.perf_counter() - start)
+                if name.startswith("dmypy"):
+                    subprocess.run([command[0], "stop"], cwd=scratch, capture_output=True,
+                                   check=False)
+            row.append(statistics.median(samples) * 1000)
+        print(f"  {name:22} 5 lines {row[0]:7.1f}   100 lines {row[1]:7.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=10)
+    parser.add_argument("--checkers", action="store_true",
+                        help="also compare ty with mypy, dmypy and basedpyright")
     args = parser.parse_args()
     per_call(args.repeat)
     asyncio.run(sequential(args.repeat))
     asyncio.run(checks(args.repeat))
+    if args.checkers:
+        python_checkers(args.repeat)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ import inspect
 import math
 import types
 import typing
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -224,11 +224,15 @@ def _from_callable(function: Callable[..., Any], name: str) -> Description:
         adapter: Any = TypeAdapter(arguments)
         parameters: dict[str, Any] = adapter.json_schema()
         result: dict[str, Any] | None = None
-        if "return" in hints:
-            _in_value_model(hints["return"], f"binding {name!r}: return type")
-            result = TypeAdapter(hints["return"]).json_schema()
     except PydanticUserError as exc:
         raise TypeError(f"binding {name!r}: {exc.message}") from None
+    if "return" in hints:
+        returns = _awaited(hints["return"])
+        _in_value_model(returns, f"binding {name!r}: return type")
+        try:
+            result = TypeAdapter(returns).json_schema()
+        except PydanticUserError:  # e.g. a dict subclass: in the model, but no schema
+            result = None
     parameters.pop("title", None)
     properties = parameters.setdefault("properties", {})
     for key, schema in properties.items():
@@ -252,6 +256,13 @@ def _from_callable(function: Callable[..., Any], name: str) -> Description:
         name=name, identifier=identifier(name), doc=doc, parameters=parameters, result=result,
         params=tuple(params), explicit=False, function=function,
         convert=convert if needs_conversion else None)
+
+
+def _awaited(hint: Any) -> Any:
+    """What a sync binding's ``-> Awaitable[X]`` gives: X."""
+    while typing.get_origin(hint) in (Awaitable, Coroutine):
+        hint = typing.get_args(hint)[-1] if typing.get_args(hint) else Any
+    return hint
 
 
 def _hints(function: Callable[..., Any], name: str) -> dict[str, Any]:
@@ -338,7 +349,7 @@ def _in_value_model(hint: Any, where: str, seen: set[int] | None = None) -> bool
             for key in names:
                 _in_value_model(field_hints.get(key, Any), f"{where}, field {key!r}", seen)
             return True
-        if issubclass(hint, _SCALARS):
+        if issubclass(hint, (*_SCALARS, dict, list, tuple)):  # and their subclasses
             return False
     _refuse(where, getattr(hint, "__name__", repr(hint)))
 

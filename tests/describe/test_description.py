@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+from collections.abc import Awaitable
 from decimal import Decimal
 from typing import Any
 
@@ -128,3 +129,15 @@ def test_explicit_keys_that_are_not_python_names_go_as_one_dict(tmp_path: Any) -
     assert "async def lookup(arguments: LookupArguments, /) -> Any:" in text
     binding = prepare_bindings([odd])["lookup"]
     assert asyncio.run(binding.invoke([{"user-id": 1}], {})) == {"user-id": 1}
+
+
+class Row(dict[str, Any]):
+    pass
+
+
+def test_awaitable_results_and_container_subclasses_are_in_the_model() -> None:
+    def later(x: int) -> Awaitable[list[int]]: ...
+    def rows() -> Row: ...
+
+    assert describe(later).result == {"type": "array", "items": {"type": "integer"}}
+    assert describe(rows).result is None  # pydantic has no schema for it: shown as Any
