@@ -155,3 +155,49 @@ def test_a_program_shown_only_summaries_reads_a_declaration_on_demand(lang: str)
     assert result.ok, result.error
     assert ("async def search(query: str, limit: int = 3) -> list[str]:" if lang == "python"
             else "declare function search(query: string, limit?: number)") in result.value
+
+
+FEATURES = [  # (a call the schema admits, one it refuses, the parameter named), per language
+    ("paint({'corner': {'x': 1, 'y': 2}}, 'rain')", "paint({corner: {x: 1, y: 2}}, 'rain')",
+     "paint({'corner': {'x': '1', 'y': 2}}, 'rain')", "paint({corner: {x: '1', y: 2}}, 'rain')",
+     "box.corner.x"),
+    ("paint({'corner': {'x': 1, 'y': 2}, 'label': None}, 'clear', 'stroke')",
+     "paint({corner: {x: 1, y: 2}, label: null}, 'clear', 'stroke')",
+     "paint({'corner': {'x': 1, 'y': 2}}, 'snow')", "paint({corner: {x: 1, y: 2}}, 'snow')",
+     "sky"),
+    ("paint({'corner': {'x': 1, 'y': 2}}, 'rain', 'fill', b'\\x00')",
+     "paint({corner: {x: 1, y: 2}}, 'rain', 'fill', new Uint8Array([0]))",
+     "paint({'corner': {'x': 1, 'y': 2}}, 'rain', 'fill', 'text')",
+     "paint({corner: {x: 1, y: 2}}, 'rain', 'fill', 'text')", "data"),
+    ("paint({'corner': {'x': 1, 'y': 2}}, 'rain', 'fill', None, {'a': 1.5, 'b': 2})",
+     "paint({corner: {x: 1, y: 2}}, 'rain', 'fill', null, {a: 1.5, b: 2})",
+     "paint({'corner': {'x': 1, 'y': 2}}, 'rain', 'lines')",
+     "paint({corner: {x: 1, y: 2}}, 'rain', 'lines')", "mode"),
+    ("total(1, 2.5, 3)", "total(1, 2.5, 3)", "total(1, '2')", "total(1, '2')", "values[1]"),
+    ("search('q', 2)", "search('q', 2)", "search('q', 2.5)", "search('q', 2.5)", "limit"),
+    ("get_weather(city='Oslo', days=7)", "get_weather({city: 'Oslo', days: 7})",
+     "get_weather(city='Oslo', days=8)", "get_weather({city: 'Oslo', days: 8})", "days"),
+]
+
+
+@pytest.mark.parametrize("lang", ["python", "javascript"])
+@pytest.mark.parametrize("feature", FEATURES, ids=[f[4] for f in FEATURES])
+def test_every_schema_feature_is_checked_in_both_guests(lang: str,
+                                                        feature: tuple[str, ...]) -> None:
+    from ..describe.bindings_fixture import BINDINGS as FIXTURE
+
+    good, bad = (feature[0], feature[2]) if lang == "python" else (feature[1], feature[3])
+    source = pick(lang, python=f"""
+await {good}
+try:
+    await {bad}
+except BindingError as e:
+    return [e.type, e.message]
+""", javascript=f"""
+await {good};
+try {{ await {bad}; }} catch (e) {{ return [e.type, e.hostMessage]; }}
+""")
+    result = run(source, language=lang, bindings=FIXTURE)
+    assert result.ok, result.error
+    assert result.value[0] == "TypeError"
+    assert f"argument '{feature[4]}'" in result.value[1], result.value
