@@ -21,6 +21,8 @@ from .result import RunError, RunResult, Status
 
 #: Seconds one check may take before it is given up (and the run goes ahead).
 CHECK_TIMEOUT = 10.0
+#: Problems kept of one check: a model fixes the first ones first.
+MAX_DIAGNOSTICS = 20
 
 
 class Checker:
@@ -33,7 +35,13 @@ class Checker:
 
     async def diagnostics(self, source: str, language: str,
                           descriptions: Iterable[Description]) -> tuple[RunError, ...] | None:
-        """The program's problems (empty: none), or None when no checker could say."""
+        """The program's problems (empty: none; at most MAX_DIAGNOSTICS), or
+        None when no checker could say."""
+        found = await self._diagnostics(source, language, descriptions)
+        return None if found is None else found[:MAX_DIAGNOSTICS]
+
+    async def _diagnostics(self, source: str, language: str,
+                           descriptions: Iterable[Description]) -> tuple[RunError, ...] | None:
         if language == "python":
             try:
                 from ty import find_ty_bin

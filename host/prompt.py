@@ -69,7 +69,7 @@ def text(descriptions: Iterable[Description], language: str, limits: Limits, *,
     descriptions = [d for d in descriptions if d.identifier != LOOKUP]
     fence = "python" if language == "python" else "typescript"
     if summary_only:
-        argument = '"search"'
+        argument = f'"{descriptions[0].identifier}"' if descriptions else '"name"'
         return (contract(language, limits) + "\nFunctions (only their names are shown: "
                 f"`await {LOOKUP}({argument})` returns one's full declaration as text; "
                 "read it before calling a function):\n" + summaries(descriptions))

@@ -31,6 +31,8 @@ const IGNORED = new Set([
   7044, 7043, 80001, 80002, 80004, 80005, 80006, 80007, // suggestions only
 ]);
 
+const MAX_DIAGNOSTICS = 100; // the host keeps fewer; this bounds the answer's size
+
 const OPTIONS = {
   target: ts.ScriptTarget.ES2022,
   lib: ['lib.es2023.d.ts'],
@@ -49,6 +51,7 @@ const OPTIONS = {
 };
 
 const cache = new Map(); // file name -> SourceFile, for the library files
+let previous; // the last program: what did not change is reused from it
 const base = ts.createCompilerHost(OPTIONS, true);
 
 function check({ language, declarations, source }) {
@@ -69,7 +72,8 @@ function check({ language, declarations, source }) {
     },
     getCurrentDirectory: () => ROOT,
   };
-  const program = ts.createProgram([DECLARATIONS, programFile], OPTIONS, host);
+  const program = ts.createProgram([DECLARATIONS, programFile], OPTIONS, host, previous);
+  previous = program;
   const diagnostics = [];
   for (const name of [DECLARATIONS, programFile]) {
     const file = program.getSourceFile(name);
@@ -86,7 +90,7 @@ function check({ language, declarations, source }) {
       }
     }
   }
-  return diagnostics;
+  return diagnostics.slice(0, MAX_DIAGNOSTICS);
 }
 
 function programDiagnostic(d, language, source) {

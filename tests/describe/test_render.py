@@ -109,3 +109,18 @@ def test_summaries_list_names_and_first_lines() -> None:
     assert "- search: Documents that mention ``query``.\n" in text
     assert "- get_weather: Current weather for a city.\n" in text
     assert "async def" not in text
+
+
+def test_the_warm_checker_sees_each_checks_own_declarations(
+        checker: subprocess.Popen[str]) -> None:
+    assert checker.stdin is not None and checker.stdout is not None
+    answers = []
+    for i, declarations in enumerate(["declare function f(x: number): Promise<number>;",
+                                      "declare function g(): Promise<void>;",
+                                      "declare function f(x: string): Promise<number>;"]):
+        checker.stdin.write(json.dumps({"id": i, "language": "typescript",
+                                        "declarations": declarations,
+                                        "source": "return await f(1)"}) + "\n")
+        checker.stdin.flush()
+        answers.append([d["code"] for d in json.loads(checker.stdout.readline())["diagnostics"]])
+    assert answers == [[], [2304], [2345]]  # fine; f unknown; f wants a string
