@@ -45,7 +45,9 @@ class ArgumentCheck:
         self._schema_with_bytes: Any = None
         self._result_validator: Any = None
         if description.check_result and description.result is not None:
-            self._result_validator = jsonschema_rs.validator_for(description.result)
+            # Results are checked in the marked form only: they are rarely checked at all.
+            self._result_validator = jsonschema_rs.validator_for(
+                _bytes_as_marker(description.result))
         params = description.params
         self._positional = [p.name for p in params
                             if p.kind in (ParamKind.POSITIONAL_ONLY, ParamKind.POSITIONAL)]
@@ -75,7 +77,7 @@ class ArgumentCheck:
         schema (only for bindings described with ``check_result``)."""
         if self._result_validator is None:
             return
-        error = _first_error(self._result_validator, value)
+        error = _first_error(self._result_validator, _marked(value))
         if error is not None:
             raise TypeError(_clip(f"{self._name}() returned a value its result schema refuses: "
                                   f"{error}"))

@@ -223,9 +223,9 @@ def _from_callable(function: Callable[..., Any], name: str) -> Description:
     try:
         adapter: Any = TypeAdapter(arguments)
         parameters: dict[str, Any] = adapter.json_schema()
-        result: dict[str, Any] | None = None
     except PydanticUserError as exc:
         raise TypeError(f"binding {name!r}: {exc.message}") from None
+    result: dict[str, Any] | None = None
     if "return" in hints:
         returns = _awaited(hints["return"])
         _in_value_model(returns, f"binding {name!r}: return type")

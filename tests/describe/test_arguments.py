@@ -161,3 +161,16 @@ def test_arguments_bind_as_python_binds_them(kinds: list[Any], defaults: list[bo
     if isinstance(got, dict):  # *args arrive as a list from the wire, as a tuple here
         got = {k: tuple(v) if isinstance(v, list) else v for k, v in got.items()}
     assert got == expected
+
+
+def test_a_result_with_bytes_is_checked_too() -> None:
+    from tether import Binding
+
+    schema = {"type": "object", "properties": {"data": {"type": "string", "format": "binary"}}}
+    good = Binding("good", "", {"type": "object"}, lambda: {"data": b"x"}, result=schema,
+                   check_result=True)
+    bad = Binding("bad", "", {"type": "object"}, lambda: {"data": "x"}, result=schema,
+                  check_result=True)
+    assert asyncio.run(prepare_bindings([good])["good"].invoke([], {})) == {"data": b"x"}
+    with pytest.raises(TypeError, match="result schema refuses"):
+        asyncio.run(prepare_bindings([bad])["bad"].invoke([], {}))
