@@ -48,6 +48,7 @@ class TextSignature(inspect.Signature):
 
 
 def describe(function: Any, binding: Binding) -> Any:
+    function.__module__ = "bindings"  # help() names no module, not the shim
     if binding.doc is not None:
         function.__doc__ = binding.doc
     if binding.signature is not None:

@@ -47,6 +47,7 @@ def test_a_python_program_sees_each_binding_described() -> None:
     assert "Documents that mention ``query``.\n\nArgs:\n    query: words to look for" in result.stdout
     assert "(query: str, limit: int = 3) -> list[str]\n" in result.stdout
     assert "get_weather(*, city: str) -> Any\n    Weather for a city." in result.stdout
+    assert "Help on function get_weather:\n" in result.stdout
 
 
 def test_a_javascript_program_sees_each_binding_described() -> None:
