@@ -1,6 +1,7 @@
 """The asyncio host engine: spawns a guest per run and serves its calls."""
 
-from .bindings import HostBinding, prepare_bindings
+from .bindings import HostBinding, describe_bindings, prepare_bindings, with_lookup
+from .description import Binding, Description, describe
 from .guests import GuestUnavailable
 from .limits import Limits
 from .pool import PoolConfig
@@ -10,7 +11,8 @@ from .sandbox import Sandbox, SandboxUnavailable
 from .seccomp import SyscallFilter
 
 __all__ = [
-    "GuestUnavailable", "HostBinding", "Limits", "OutputChunk", "PoolConfig", "RunError",
-    "RunResult", "RunStats", "Runtime", "Sandbox", "SandboxUnavailable", "Status",
-    "SyscallFilter", "prepare_bindings",
+    "Binding", "Description", "GuestUnavailable", "HostBinding", "Limits", "OutputChunk",
+    "PoolConfig", "RunError", "RunResult", "RunStats", "Runtime", "Sandbox",
+    "SandboxUnavailable", "Status", "SyscallFilter", "describe", "describe_bindings",
+    "prepare_bindings", "with_lookup",
 ]

@@ -19,11 +19,20 @@ class Status(enum.StrEnum):
     CRASHED = "crashed"  #: the guest died or closed its channel early
     PROTOCOL_ERROR = "protocol_error"  #: the guest broke the wire protocol
     CANCELLED = "cancelled"  #: the runtime was closed while the run went on
+    INVALID = "invalid"  #: the pre-run check found problems; nothing ran (``diagnostics``)
 
 
 @dataclass(frozen=True, slots=True)
 class RunError:
-    """Why a run did not end with a value: ready to show to a model."""
+    """Why a run did not end with a value: ready to show to a model.
+
+    ``type`` is the program's exception type (``ZeroDivisionError``) or, for
+    runs that ended otherwise, one of ``Timeout``, ``LimitExceeded``,
+    ``GuestCrashed``, ``ProtocolError``, ``Cancelled``, ``TypeCheckError``.
+    ``traceback`` shows only the program's own lines; ``line`` and ``column``
+    are 1-based in the source. In a check's ``diagnostics`` ``type`` is the
+    checker's code for the problem (``invalid-argument-type``, ``TS2345``).
+    """
 
     #: The program's exception type (``ZeroDivisionError``) or, for runs that
     #: ended otherwise, one of ``Timeout``, ``LimitExceeded``,
@@ -36,6 +45,7 @@ class RunError:
     traceback: str = ""
     #: The 1-based line of the source that raised (or did not compile).
     line: int | None = None
+    column: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +90,8 @@ class RunResult:
     raw_stdout: str = ""
     raw_stderr: str = ""  #: what the child wrote to fd 2 below print
     stats: RunStats = field(default_factory=RunStats)  #: what the run used
+    #: With status ``invalid``: each problem the check found, in source order.
+    diagnostics: tuple[RunError, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -114,4 +126,5 @@ class RunResult:
             "raw_stdout": self.raw_stdout,
             "raw_stderr": self.raw_stderr,
             "stats": asdict(self.stats),
+            "diagnostics": [asdict(d) for d in self.diagnostics],
         }

@@ -12,11 +12,13 @@ from typing import Any
 
 from tether.codec import DEFAULT_MAX_FRAME_BYTES
 
-from .bindings import BindingsArg, prepare_bindings
+from . import prompt
+from .bindings import BindingsArg, describe_bindings, prepare_bindings
+from .check import Checker, invalid
 from .guests import LANGUAGES, GuestCommand, Interpreters, guest_command, zygote_command
 from .limits import Limits
 from .pool import ForkStarter, GuestPool, PoolConfig, SpawnStarter, Starter, discard
-from .result import RunResult
+from .result import RunError, RunResult
 from .sandbox import Sandbox, resolve
 from .seccomp import SeccompUnavailable, SyscallFilter
 from .session import Session
@@ -43,7 +45,8 @@ class Runtime:
     process with a RuntimeWarning; ``runtime.sandbox`` says which. A Runtime
     belongs to the event loop it is first used on; using it from another
     raises RuntimeError. ``syscall_filter`` is the seccomp filter every guest
-    runs under, in every profile (:class:`SyscallFilter`; ``None``: none). Use it as an
+    runs under, in every profile (:class:`SyscallFilter`; ``None``: none).
+    ``check`` is the default of ``run(check=...)``. Use it as an
     async context manager, so that closing it stops the warm guests and ends
     runs still going (their result has status ``cancelled``)::
 
@@ -62,6 +65,7 @@ class Runtime:
         sandbox: Sandbox | str = Sandbox.AUTO,
         binding_threads: int = 32,
         syscall_filter: SyscallFilter | None = SyscallFilter(),  # noqa: B008 - frozen
+        check: bool = False,
     ) -> None:
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError("limits must be a tether.Limits")
@@ -81,6 +85,8 @@ class Runtime:
         self._sessions: dict[Session, asyncio.Future[None]] = {}
         self._teardowns: set[asyncio.Task[None]] = set()
         self._closed = False
+        self.check_before_run = check
+        self._checker = Checker(self._interpreters)
 
     def _pool(self, language: str, limits: Limits, sandbox: Sandbox) -> GuestPool:
         # Node's heap limit is a start-up flag, and the size of a guest's
@@ -119,8 +125,12 @@ class Runtime:
         bindings: BindingsArg = None,
         limits: Limits | None = None,
         sandbox: Sandbox | str | None = None,
+        check: bool | None = None,
     ) -> RunResult:
-        """Run ``source`` and return how it ended. Never raises for what the
+        """Run ``source`` and return how it ended. With ``check`` (default:
+        the Runtime's) the program is first type-checked against its
+        bindings' declarations, and one that fails is not run: status
+        ``invalid``, the problems in ``diagnostics``. Never raises for what the
         program did; raises ValueError/TypeError for bad arguments,
         SandboxUnavailable for a sandbox this machine lacks, GuestUnavailable
         when the language's interpreter (Node.js) is missing, RuntimeError if
@@ -144,7 +154,12 @@ class Runtime:
             raise TypeError("limits must be a tether.Limits")
         limits = limits or self.limits
         profile = self.sandbox if sandbox is None else resolve(sandbox)
-        prepared = prepare_bindings(bindings)
+        prepared = prepare_bindings(bindings, language)
+        if self.check_before_run if check is None else check:
+            found = await self._checker.diagnostics(
+                source, language, [b.description for b in prepared.values()])
+            if found:
+                return invalid(found)
         pool = self._pool(language, limits, profile)
         ready = await pool.acquire()
         if self._closed:  # closed while a guest was being forked for this run
@@ -176,6 +191,26 @@ class Runtime:
                     "this Runtime is used from a second event loop; a Runtime belongs to the "
                     "loop it was first used on (make one Runtime per loop or thread)")
 
+    async def check(self, source: str, *, language: str = "python",
+                    bindings: BindingsArg = None) -> tuple[RunError, ...]:
+        """Type-check ``source`` against the bindings' declarations without
+        running it: the problems found, each with line and column (empty when
+        there are none, or when no checker is available)."""
+        if language not in LANGUAGES:
+            raise ValueError(f"unsupported language {language!r}")
+        found = await self._checker.diagnostics(source, language, describe_bindings(bindings))
+        return found or ()
+
+    def describe(self, bindings: BindingsArg, *, language: str = "python",
+                 limits: Limits | None = None, summary_only: bool = False) -> str:
+        """The text to give the model: the program contract for ``language``
+        (with ``limits``, default this Runtime's) and the bindings'
+        declarations, or with ``summary_only`` their names and one-line
+        summaries. Raises ValueError/TypeError for bindings that cannot be
+        described."""
+        return prompt.text(describe_bindings(bindings), language, limits or self.limits,
+                           summary_only=summary_only)
+
     def _defer(self, teardown: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(teardown)
         self._teardowns.add(task)
@@ -191,6 +226,7 @@ class Runtime:
         await asyncio.gather(*self._sessions.values(),
                              *(pool.aclose() for pool in self._pools.values()))
         await asyncio.gather(*self._teardowns)
+        await self._checker.aclose()
         # Idle threads exit now; one stuck in a sync binding exits when its
         # call returns (a daemon: it never holds the process up).
         self._binding_threads.shutdown(wait=False, cancel_futures=True)

@@ -8,12 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["GuestUnavailable", "Limits", "OutputChunk", "PoolConfig", "RunError", "RunResult",
-           "RunStats", "Runtime", "Sandbox", "SandboxUnavailable", "Status", "SyscallFilter",
-           "__version__"]
+__all__ = ["Binding", "GuestUnavailable", "Limits", "OutputChunk", "PoolConfig", "RunError",
+           "RunResult", "RunStats", "Runtime", "Sandbox", "SandboxUnavailable", "Status",
+           "SyscallFilter", "__version__"]
 
 if TYPE_CHECKING:
     from .host import (
+        Binding,
         GuestUnavailable,
         Limits,
         OutputChunk,

@@ -19,7 +19,17 @@ from typing import Any, NoReturn
 
 from . import __version__
 from .conformance import cli as conformance_cli
-from .host import GuestUnavailable, Limits, RunResult, Runtime, Sandbox, SandboxUnavailable
+from .host import (
+    Binding,
+    GuestUnavailable,
+    Limits,
+    RunResult,
+    Runtime,
+    Sandbox,
+    SandboxUnavailable,
+    prompt,
+)
+from .host.bindings import describe_bindings
 
 EXTENSIONS = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".ts": "typescript"}
 DESCRIPTION = ("Run one program written by a language model in a fresh child process, with "
@@ -118,11 +128,22 @@ def _parser() -> argparse.ArgumentParser:
                      "else process with a warning)")
     run.add_argument("--json", action="store_true",
                      help="print exactly one JSON object describing the result")
+    run.add_argument("--check", action="store_true",
+                     help="type-check the program against the bindings first; "
+                     "a program that fails is not run (status invalid)")
     limits = run.add_argument_group("limits")
     for flag, field, kind, text in _LIMIT_FLAGS:
         limits.add_argument(flag, dest=field, type=kind, default=argparse.SUPPRESS,
                             metavar=_METAVARS[kind],
                             help=f"{text} (default: {_default_text(field)})")
+    describe = commands.add_parser("describe", help="print the text that tells a model what "
+                                   "its program may call")
+    describe.add_argument("--bindings", action="append", default=[], metavar="MODULE:ATTR",
+                          help="a mapping of name to binding, or an iterable; repeatable")
+    describe.add_argument("--language", choices=["python", "javascript", "typescript"],
+                          default="python", help="the program's language (default: %(default)s)")
+    describe.add_argument("--summary", action="store_true",
+                          help="names and one-line summaries only")
     doctor = commands.add_parser("doctor", help="what isolation this machine offers, and what "
                                  "each profile costs to start")
     doctor.add_argument("--repeat", type=int, default=5, help="cold starts to time per profile")
@@ -134,8 +155,8 @@ def _fail(message: str, type_: str = "UsageError") -> NoReturn:
     raise UsageError(message, type_)
 
 
-def _load_bindings(specs: Sequence[str]) -> dict[str, Callable[..., Any]]:
-    bindings: dict[str, Callable[..., Any]] = {}
+def _load_bindings(specs: Sequence[str]) -> dict[str, Callable[..., Any] | Binding]:
+    bindings: dict[str, Callable[..., Any] | Binding] = {}
     if specs and os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())  # as `python -m` does: a module next to the program
     for spec in specs:
@@ -152,7 +173,8 @@ def _load_bindings(specs: Sequence[str]) -> dict[str, Callable[..., Any]]:
         if isinstance(obj, Mapping):
             bindings.update(obj)
         elif isinstance(obj, Iterable):
-            bindings.update({getattr(f, "__name__", repr(f)): f for f in obj})
+            bindings.update({f.name if isinstance(f, Binding)
+                             else str(getattr(f, "__name__", repr(f))): f for f in obj})
         else:
             _fail(f"--bindings {spec!r}: not a mapping or an iterable of callables")
     return bindings
@@ -229,6 +251,9 @@ def _print_human(result: RunResult) -> None:
         detail = "" if error is None else (
             f"{error.type}: {error.message}" if result.status == "error" else error.message)
         print(f"tether: {result.status}{limit}: {detail}", file=sys.stderr)
+    for problem in result.diagnostics:  # status invalid: every problem the check found
+        where = f"line {problem.line}, column {problem.column}: " if problem.line else ""
+        print(f"  {where}{problem.message}", file=sys.stderr)
     if result.raw_stderr and result.status in ("crashed", "protocol_error"):
         print(f"tether: the guest's raw stderr:\n{result.raw_stderr}", file=sys.stderr)
 
@@ -249,7 +274,8 @@ async def _run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     async with runtime:
         try:
-            result = await runtime.run(source, language=language, bindings=bindings)
+            result = await runtime.run(source, language=language, bindings=bindings,
+                                       check=args.check)
         except GuestUnavailable as exc:
             _fail(str(exc), "GuestUnavailable")
         except (ValueError, TypeError) as exc:
@@ -261,6 +287,17 @@ async def _run(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
+def _describe(args: argparse.Namespace) -> int:
+    bindings = _load_bindings(args.bindings)
+    try:
+        text = prompt.text(describe_bindings(bindings), args.language, Limits(),
+                           summary_only=args.summary)
+    except (ValueError, TypeError) as exc:
+        _fail(str(exc))
+    sys.stdout.write(text)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "conformance":
@@ -270,6 +307,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return asyncio.run(doctor(args.repeat))
     try:
+        if args.command == "describe":
+            return _describe(args)
         return asyncio.run(_run(args))
     except UsageError as exc:
         print(f"tether: {exc}", file=sys.stderr)

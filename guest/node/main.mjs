@@ -176,9 +176,16 @@ function captureOutput() {
 
 // ---- binding calls ------------------------------------------------------------
 
-function makeBinding(name) {
+/** A binding shows the host's description: `doc`, `signature`, and toString() as declared. */
+function makeBinding({ name, signature, doc }) {
   const binding = async (...args) => call(name, args);
-  Object.defineProperty(binding, 'name', { value: name });
+  const text = `${doc ? `${doc}\n` : ''}declare function ${name}${signature ?? '(...args: any[]): Promise<any>'};`;
+  Object.defineProperties(binding, {
+    name: { value: name },
+    doc: { value: doc ?? null },
+    signature: { value: signature ?? null },
+    toString: { value: () => text },
+  });
   return binding;
 }
 
@@ -389,7 +396,7 @@ function start(run) {
     ['BindingError', BindingError],
     ['Cancelled', Cancelled],
   ]);
-  for (const binding of run.bindings) scope.set(binding.name, makeBinding(binding.name));
+  for (const binding of run.bindings) scope.set(binding.name, makeBinding(binding));
   process.on('uncaughtException', (err) => finish({ error: describe(err) }));
   process.on('unhandledRejection', (err) => finish({ error: describe(err) }));
   let program;

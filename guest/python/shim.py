@@ -47,6 +47,8 @@ from tether.codec import (
     value_items,
 )
 
+from .described import describe as describe_binding
+from .described import help as program_help
 from .program import ProgramReturn, compile_program, describe, program_globals
 
 CHANNEL_FD: Final = 3
@@ -389,8 +391,10 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
         else:
             guest = SyncGuest(channel, run.limits, output)
         names: dict[str, Any] = {"BindingError": BindingError}
+        names.setdefault("help", program_help)
         # A binding hides a guest name or a built-in of the same name (R-RUN-6).
-        names.update({b.name: guest.make_binding(b.name) for b in run.bindings})
+        names.update({b.name: describe_binding(guest.make_binding(b.name), b)
+                      for b in run.bindings})
         value = guest.main(code, program_globals(names))
     except BaseException as exc:  # everything the program raises is data
         output.flush()

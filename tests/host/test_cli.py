@@ -148,3 +148,22 @@ def test_version_and_help() -> None:
     top = tether("--help").stdout
     assert "``" not in top
     assert "(default: 30)" in tether("run", "--help").stdout
+
+
+def test_describe_prints_the_text_for_the_demo_bindings() -> None:
+    golden = ROOT / "tests" / "describe" / "golden"
+    for language in ("python", "javascript", "typescript"):
+        done = tether("describe", "--bindings", "tether.demo:BINDINGS", "--language", language)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == (golden / f"demo-{language}.txt").read_text()
+    done = tether("describe", "--bindings", "tether.demo:BINDINGS", "--summary")
+    assert "- weather: Current weather for ``city``" in done.stdout
+
+
+def test_run_check_refuses_a_mistyped_program(tmp_path: Path) -> None:
+    program = tmp_path / "p.ts"
+    program.write_text("const n: number = await add(1, 2);\nconst s: string = n;\n")
+    done = tether("run", str(program), "--check", "--bindings", "tether.demo:BINDINGS")
+    assert done.returncode == 1
+    assert "line 2, column 7: Type 'number' is not assignable to type 'string'." in done.stderr
+    assert "tether: invalid: " in done.stderr

@@ -336,8 +336,8 @@ def test_stdin_is_closed(lang: str) -> None:
 def test_misuse_of_the_api_raises() -> None:
     with pytest.raises(ValueError, match="language"):
         run("return 1", language="cobol")
-    with pytest.raises(ValueError, match="identifier"):
-        run("return 1", bindings={"not valid": print})
+    with pytest.raises(ValueError, match="both become 'a_b'"):
+        run("return 1", bindings={"a b": abs, "a-b": abs})
     with pytest.raises(TypeError):
         run(b"return 1")  # type: ignore[arg-type]
     with pytest.raises(ValueError):

@@ -1,0 +1,119 @@
+// tether's pre-run check for JavaScript and TypeScript programs: a long-lived
+// process on the host side (never inside a run's sandbox), so a check does not
+// pay the compiler's start-up. It reads one JSON request a line on stdin,
+//   {"id": 1, "language": "typescript", "declarations": "<.d.ts>", "source": "<program>"}
+// and answers one JSON line on stdout,
+//   {"id": 1, "diagnostics": [{"line": 2, "column": 7, "code": 2322, "message": "..."}]}
+// Lines and columns are the program's own, 1-based; a problem in the
+// declarations themselves (a fault of the host's renderer, not of the program)
+// comes with "in": "declarations" and the declarations' own line. The library files (ES and
+// @types/node) are parsed once and reused by every later check.
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import readline from 'node:readline';
+
+const ts = createRequire(import.meta.url)('typescript');
+
+const ROOT = '/__tether__';
+const DECLARATIONS = `${ROOT}/bindings.d.ts`;
+// The program becomes the body of an async function on its own lines, as in the
+// guest: top-level await and return are legal and its lines keep their numbers.
+const PREFIX = 'async function __tether_program__() {\n';
+const SUFFIX = '\n}\n';
+// In JavaScript only what checkJs knows for sure: unknown names, argument
+// counts, and (from the declarations) wrong argument types.
+const JAVASCRIPT_CODES = new Set([2304, 2552, 2554, 2555, 2556, 2345, 2339, 2551, 2349]);
+// Diagnostics that say nothing about the program's correctness as tether runs it.
+const IGNORED = new Set([
+  1375, // 'await' at the top level of a file needs a module: the program is a function body
+  1378, // top-level await needs a target option: ditto
+  2393, // duplicate function implementation: a program's own helpers named like a binding
+  7044, 7043, 80001, 80002, 80004, 80005, 80006, 80007, // suggestions only
+]);
+
+const MAX_DIAGNOSTICS = 100; // the host keeps fewer; this bounds the answer's size
+
+const OPTIONS = {
+  target: ts.ScriptTarget.ES2022,
+  lib: ['lib.es2023.d.ts'],
+  types: ['node'],
+  typeRoots: [path.join(path.dirname(createRequire(import.meta.url).resolve('@types/node/package.json')), '..')],
+  strict: true,
+  noImplicitAny: false,
+  useUnknownInCatchVariables: false,
+  noEmit: true,
+  skipLibCheck: true,
+  allowJs: true,
+  checkJs: true,
+  noUnusedLocals: false,
+  moduleResolution: ts.ModuleResolutionKind.Node10,
+  module: ts.ModuleKind.CommonJS,
+};
+
+const cache = new Map(); // file name -> SourceFile, for the library files
+let previous; // the last program: what did not change is reused from it
+const base = ts.createCompilerHost(OPTIONS, true);
+
+function check({ language, declarations, source }) {
+  const programFile = `${ROOT}/program.${language === 'typescript' ? 'ts' : 'js'}`;
+  const virtual = new Map([[DECLARATIONS, declarations], [programFile, PREFIX + source + SUFFIX]]);
+  const host = {
+    ...base,
+    fileExists: (name) => virtual.has(name) || base.fileExists(name),
+    readFile: (name) => virtual.get(name) ?? base.readFile(name),
+    getSourceFile(name, languageVersion) {
+      if (virtual.has(name)) return ts.createSourceFile(name, virtual.get(name), languageVersion, true);
+      let file = cache.get(name);
+      if (file === undefined) {
+        file = base.getSourceFile(name, languageVersion);
+        if (file !== undefined) cache.set(name, file);
+      }
+      return file;
+    },
+    getCurrentDirectory: () => ROOT,
+  };
+  const program = ts.createProgram([DECLARATIONS, programFile], OPTIONS, host, previous);
+  previous = program;
+  const diagnostics = [];
+  for (const name of [DECLARATIONS, programFile]) {
+    const file = program.getSourceFile(name);
+    for (const d of [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)]) {
+      if (d.category !== ts.DiagnosticCategory.Error) continue;
+      if (name === DECLARATIONS) {
+        const { line, character } = file.getLineAndCharacterOfPosition(d.start ?? 0);
+        diagnostics.push({
+          in: 'declarations', line: line + 1, column: character + 1, code: d.code,
+          message: ts.flattenDiagnosticMessageText(d.messageText, '\n'),
+        });
+      } else {
+        diagnostics.push(...programDiagnostic(d, language, source));
+      }
+    }
+  }
+  return diagnostics.slice(0, MAX_DIAGNOSTICS);
+}
+
+function programDiagnostic(d, language, source) {
+  if (IGNORED.has(d.code)) return [];
+  if (language !== 'typescript' && !JAVASCRIPT_CODES.has(d.code) && d.code >= 2000) return [];
+  const where = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : null;
+  const line = where ? where.line : null; // line 0 is the prefix: the program's line 1 is 1
+  return [{
+    line: line === null || line < 1 ? null : Math.min(line, source.split('\n').length),
+    column: where ? where.character + 1 : null,
+    code: d.code,
+    message: ts.flattenDiagnosticMessageText(d.messageText, '\n'),
+  }];
+}
+
+const input = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+input.on('line', (line) => {
+  let request;
+  try {
+    request = JSON.parse(line);
+    process.stdout.write(`${JSON.stringify({ id: request.id, diagnostics: check(request) })}\n`);
+  } catch (err) {
+    process.stdout.write(`${JSON.stringify({ id: request?.id ?? null, error: String(err?.stack ?? err) })}\n`);
+  }
+});
+input.on('close', () => process.exit(0));

@@ -1,0 +1,228 @@
+"""Python stubs for a set of bindings, from their JSON Schemas.
+
+One ``async def`` per binding with the binding's own call convention, a
+``TypedDict`` per object type, ``Literal`` for enumerations and a docstring
+with ``Args:``. The text is valid Python (and a valid ``.pyi``: the pre-run
+check type-checks programs against it).
+"""
+
+from __future__ import annotations
+
+import keyword
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .description import Description, ParamKind, constraints, ref_name, resolve
+from .identifiers import identifier
+
+HEADER = "from typing import Any, Literal, NotRequired, TypedDict\n"
+
+
+class _Types:
+    """Turns schemas into type expressions, collecting the TypedDicts they name."""
+
+    def __init__(self, taken: set[str]) -> None:
+        self.classes: list[str] = []
+        self._named: dict[str, str] = {}  # the schema's text -> its class name
+        self._taken = taken
+
+    def expression(self, schema: Any, root: Mapping[str, Any], hint: str) -> str:
+        if schema is True or not isinstance(schema, Mapping) or not schema:
+            return "Any"
+        name = ref_name(schema)
+        if name is not None:
+            return self.expression(resolve(schema, root), root, name)
+        if "const" in schema:
+            return f"Literal[{_literal(schema['const'])}]"
+        if "enum" in schema and isinstance(schema["enum"], list):
+            return f"Literal[{', '.join(_literal(v) for v in schema['enum'])}]"
+        for union in ("anyOf", "oneOf"):
+            if isinstance(schema.get(union), list):
+                return _union(self.expression(s, root, hint) for s in schema[union])
+        if isinstance(schema.get("allOf"), list) and len(schema["allOf"]) == 1:
+            return self.expression(schema["allOf"][0], root, hint)
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            return _union(self.expression({**schema, "type": k}, root, hint) for k in kind)
+        if kind == "null":
+            return "None"
+        if kind == "boolean":
+            return "bool"
+        if kind == "integer":
+            return "int"
+        if kind == "number":
+            return "float"
+        if kind == "string":
+            return "bytes" if schema.get("format") == "binary" else "str"
+        if kind == "array":
+            if isinstance(schema.get("prefixItems"), list):
+                items = [self.expression(s, root, hint) for s in schema["prefixItems"]]
+                return f"tuple[{', '.join(items)}]" if items else "tuple[()]"
+            return f"list[{self.expression(schema.get('items', {}), root, hint + 'Item')}]"
+        if kind == "object" or "properties" in schema:
+            properties = schema.get("properties")
+            if isinstance(properties, Mapping) and properties:
+                return self._typed_dict(schema, root, hint)
+            extra = schema.get("additionalProperties", {})
+            return f"dict[str, {self.expression(extra, root, hint + 'Value')}]"
+        return "Any"
+
+    def _typed_dict(self, schema: Mapping[str, Any], root: Mapping[str, Any], hint: str) -> str:
+        key = repr(sorted(schema.items(), key=lambda kv: kv[0]))
+        if key in self._named:
+            return self._named[key]
+        name = identifier(str(schema.get("title") or hint))
+        name = name[:1].upper() + name[1:]
+        while name in self._taken:
+            name += "_"
+        self._taken.add(name)
+        self._named[key] = name
+        required = set(schema.get("required", []))
+        fields = []
+        for field, sub in schema["properties"].items():
+            text = self.expression(sub, root, name + _camel(field))
+            fields.append((field, text if field in required else f"NotRequired[{text}]",
+                           _description(sub, root)))
+        if all(_is_name(f) for f, _, _ in fields):
+            lines = [f"class {name}(TypedDict):"]
+            doc = _description(schema, root)
+            if doc:
+                lines.append(_docstring(doc, "    "))
+            for field, text, about in fields:
+                lines.append(f"    {field}: {text}" + (f"  # {_one_line(about)}" if about else ""))
+            if len(lines) == 1:
+                lines.append("    pass")
+        else:  # keys that are not identifiers: the functional form
+            items = ", ".join(f"{field!r}: {text}" for field, text, _ in fields)
+            lines = [f"{name} = TypedDict({name!r}, {{{items}}})"]
+        self.classes.append("\n".join(lines))
+        return name
+
+
+def render(descriptions: Iterable[Description]) -> str:
+    """The stubs, as one Python module."""
+    descriptions = list(descriptions)
+    types = _Types({d.identifier for d in descriptions} | {"Any", "Literal", "TypedDict",
+                                                         "NotRequired", "BindingError"})
+    functions = [_function(d, types) for d in descriptions]
+    parts = [HEADER, *types.classes, *functions]
+    return "\n\n".join(part.rstrip("\n") for part in parts) + "\n"
+
+
+def signature(description: Description) -> str:
+    """``(query: str, limit: int = 3) -> list[Hit]``: the binding's signature
+    as the stubs write it (the types it names are the stubs')."""
+    parts, returns = _signature(description, _Types({description.identifier}))
+    return f"({', '.join(parts)}) -> {returns}"
+
+
+#: Longer ``def`` lines put each parameter on a line of its own.
+LINE_LENGTH = 88
+
+
+def _function(description: Description, types: _Types) -> str:
+    parts, returns = _signature(description, types)
+    head = f"async def {description.identifier}({', '.join(parts)}) -> {returns}:"
+    if len(head) > LINE_LENGTH:
+        lines = "".join(f"    {part},\n" for part in parts)
+        head = f"async def {description.identifier}(\n{lines}) -> {returns}:"
+    doc = docstring(description)
+    return f"{head}\n{_docstring(doc, '    ')}\n    ..." if doc else f"{head} ..."
+
+
+def docstring(description: Description) -> str:
+    """The description, then ``Args:`` and ``Returns:`` where they say anything."""
+    root = description.parameters
+    properties = root.get("properties", {})
+    args = [(p.name, _description(properties.get(p.name, {}), root)) for p in description.params]
+    text = description.doc
+    if any(about for _, about in args):
+        text += "\n\nArgs:\n" + "\n".join(f"    {name}: {_one_line(about)}"
+                                          for name, about in args if about)
+    returns = _description(description.result, description.result or {})
+    if returns:
+        text += f"\n\nReturns:\n    {_one_line(returns)}"
+    return text.strip()
+
+
+def _signature(description: Description, types: _Types) -> tuple[list[str], str]:
+    root = description.parameters
+    properties = root.get("properties", {})
+    base = _camel(description.identifier)
+    result = description.result
+    returns = "Any" if result is None else types.expression(result, result, base + "Result")
+    if description.explicit and not all(_is_name(key) for key in properties):
+        # Keys that cannot be keywords: the arguments go as one dict.
+        argument = types.expression({**root, "title": None}, root, base + "Arguments")
+        return [f"arguments: {argument}", "/"], returns
+    parts: list[str] = []
+    star = slash = False
+    for param in description.params:
+        schema = properties.get(param.name, {})
+        hint = base + _camel(param.name)
+        if param.kind is ParamKind.VAR_POSITIONAL:
+            item = resolve(schema, root).get("items", {}) if isinstance(schema, Mapping) else {}
+            parts.append(f"*{param.name}: {types.expression(item, root, hint)}")
+            star = True
+            continue
+        if param.kind is ParamKind.VAR_KEYWORD:
+            value = resolve(schema, root).get("additionalProperties", {})
+            parts.append(f"**{param.name}: {types.expression(value, root, hint)}")
+            continue
+        if param.kind is not ParamKind.POSITIONAL_ONLY and not slash and any(
+                p.kind is ParamKind.POSITIONAL_ONLY for p in description.params):
+            parts.append("/")
+            slash = True
+        if param.kind is ParamKind.KEYWORD_ONLY and not star:
+            parts.append("*")
+            star = True
+        text = f"{param.name}: {types.expression(schema, root, hint)}"
+        if not param.required:
+            default = schema.get("default", ...) if isinstance(schema, Mapping) else ...
+            text += f" = {_literal(default) if default is not ... else '...'}"
+        parts.append(text)
+    if not slash and description.params and all(
+            p.kind is ParamKind.POSITIONAL_ONLY for p in description.params):
+        parts.append("/")
+    return parts, returns
+
+
+def _is_name(key: str) -> bool:
+    return key.isidentifier() and not keyword.iskeyword(key)
+
+
+def _literal(value: Any) -> str:
+    return repr(value)  # JSON's scalars read the same in Python (None, True, 1.5, 'text')
+
+
+def _union(items: Iterable[str]) -> str:
+    unique = list(dict.fromkeys(items))
+    return "Any" if "Any" in unique else " | ".join(unique)
+
+
+def _camel(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in identifier(name).split("_"))
+
+
+def _description(schema: Any, root: Mapping[str, Any]) -> str:
+    if not isinstance(schema, Mapping):
+        return ""
+    about = schema.get("description")
+    if not about and "$ref" in schema:
+        about = resolve(schema, root).get("description")
+    text = about.strip() if isinstance(about, str) else ""
+    limits = constraints(schema)
+    return f"{text} ({limits})" if text and limits else text or limits
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _docstring(text: str, indent: str) -> str:
+    text = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    lines = text.split("\n")
+    body = "\n".join((indent + line) if line.strip() else "" for line in lines[1:])
+    if len(lines) == 1:
+        return f'{indent}"""{lines[0]}"""'
+    return f'{indent}"""{lines[0]}\n{body}\n{indent}"""'

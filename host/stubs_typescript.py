@@ -1,0 +1,198 @@
+"""TypeScript declarations for a set of bindings, from their JSON Schemas.
+
+One ``declare function`` per binding with JSDoc, an ``interface`` per named
+object type, unions of literals for enumerations. The text is a valid
+``.d.ts``: the pre-run check compiles TypeScript programs against it, and
+JavaScript programs through ``checkJs``. A binding described from a callable
+takes its positional parameters (keyword-only ones cannot be passed from
+JavaScript); an explicit one takes one object.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .description import Description, ParamKind, constraints, ref_name, resolve
+from .identifiers import identifier
+
+_PLAIN_KEY = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+
+
+class _Types:
+    def __init__(self, taken: set[str]) -> None:
+        self.interfaces: list[str] = []
+        self._named: dict[str, str] = {}
+        self._taken = taken
+
+    def expression(self, schema: Any, root: Mapping[str, Any], hint: str) -> str:
+        if schema is True or not isinstance(schema, Mapping) or not schema:
+            return "any"
+        name = ref_name(schema)
+        if name is not None:
+            target = resolve(schema, root)
+            if _is_record(target):
+                return self._interface(target, root, name)
+            return self.expression(target, root, name)
+        if "const" in schema:
+            return json.dumps(schema["const"])
+        if "enum" in schema and isinstance(schema["enum"], list):
+            return _union(json.dumps(v) for v in schema["enum"])
+        for union in ("anyOf", "oneOf"):
+            if isinstance(schema.get(union), list):
+                return _union(self.expression(s, root, hint) for s in schema[union])
+        if isinstance(schema.get("allOf"), list) and len(schema["allOf"]) == 1:
+            return self.expression(schema["allOf"][0], root, hint)
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            return _union(self.expression({**schema, "type": k}, root, hint) for k in kind)
+        if kind == "null":
+            return "null"
+        if kind == "boolean":
+            return "boolean"
+        if kind in ("integer", "number"):
+            return "number"
+        if kind == "string":
+            return "Uint8Array" if schema.get("format") == "binary" else "string"
+        if kind == "array":
+            if isinstance(schema.get("prefixItems"), list):
+                items = [self.expression(s, root, hint) for s in schema["prefixItems"]]
+                return f"[{', '.join(items)}]"
+            item = self.expression(schema.get("items", {}), root, hint + "Item")
+            return f"({item})[]" if " | " in item else f"{item}[]"
+        if _is_record(schema):
+            return self._object(schema, root, hint, "")
+        if kind == "object":
+            extra = schema.get("additionalProperties", {})
+            return f"Record<string, {self.expression(extra, root, hint + 'Value')}>"
+        return "any"
+
+    def _object(self, schema: Mapping[str, Any], root: Mapping[str, Any], hint: str,
+                indent: str) -> str:
+        required = set(schema.get("required", []))
+        lines = []
+        for field, sub in schema["properties"].items():
+            key = field if _PLAIN_KEY.fullmatch(field) else json.dumps(field)
+            about = _description(sub, root)
+            if about:
+                lines.append(f"{indent}  /** {_comment(about)} */")
+            optional = "" if field in required else "?"
+            lines.append(f"{indent}  {key}{optional}: "
+                         f"{self.expression(sub, root, hint + _camel(field))};")
+        return "{\n" + "\n".join(lines) + f"\n{indent}}}"
+
+    def _interface(self, schema: Mapping[str, Any], root: Mapping[str, Any], hint: str) -> str:
+        key = repr(sorted(schema.items(), key=lambda kv: kv[0]))
+        if key in self._named:
+            return self._named[key]
+        name = identifier(str(schema.get("title") or hint))
+        name = name[:1].upper() + name[1:]
+        while name in self._taken:
+            name += "_"
+        self._taken.add(name)
+        self._named[key] = name
+        body = self._object(schema, root, name, "")
+        about = _description(schema, root)
+        head = f"/** {_comment(about)} */\n" if about else ""
+        self.interfaces.append(f"{head}interface {name} {body}")
+        return name
+
+
+def render(descriptions: Iterable[Description]) -> str:
+    """The declarations, as one ``.d.ts``."""
+    descriptions = list(descriptions)
+    types = _Types({d.identifier for d in descriptions} | {"BindingError"})
+    functions = [_function(d, types) for d in descriptions]
+    return "\n\n".join([*types.interfaces, *functions]) + "\n"
+
+
+def signature(description: Description) -> str:
+    """``(query: string, limit?: number): Promise<Hit[]>``, as the declarations write it."""
+    return _signature(description, _Types({description.identifier}))
+
+
+def _function(description: Description, types: _Types) -> str:
+    signature_text = _signature(description, types)
+    doc = jsdoc(description)
+    return f"{doc}\n" * bool(doc) + f"declare function {description.identifier}{signature_text};"
+
+
+def jsdoc(description: Description) -> str:
+    """The JSDoc comment: the description, ``@param`` and ``@returns`` (empty
+    when there is nothing to say)."""
+    root = description.parameters
+    properties = root.get("properties", {})
+    lines = [_comment(line) for line in description.doc.split("\n")] if description.doc else []
+    params = [] if description.explicit else [
+        (p.name, _description(properties.get(p.name, {}), root)) for p in _positional(description)]
+    tags = [f"@param {name} {_comment(about)}" for name, about in params if about]
+    returns = _description(description.result, description.result or {})
+    if returns:
+        tags.append(f"@returns {_comment(returns)}")
+    if tags:
+        lines += ["", *tags] if lines else tags
+    if not lines:
+        return ""
+    return "/**\n" + "\n".join(f" * {line}".rstrip() for line in lines) + "\n */"
+
+
+def _positional(description: Description) -> list[Any]:
+    return [p for p in description.params if p.kind in (
+        ParamKind.POSITIONAL_ONLY, ParamKind.POSITIONAL, ParamKind.VAR_POSITIONAL)]
+
+
+def _signature(description: Description, types: _Types) -> str:
+    root = description.parameters
+    base = _camel(description.identifier)
+    result = description.result
+    returns = "any" if result is None else types.expression(result, result, base + "Result")
+    if description.explicit:
+        argument = types.expression({**root, "title": None}, root, base + "Input")
+        optional = "" if root.get("required") else "?"
+        return f"(input{optional}: {argument}): Promise<{returns}>"
+    properties = root.get("properties", {})
+    parts = []
+    for param in _positional(description):
+        schema = properties.get(param.name, {})
+        hint = base + _camel(param.name)
+        name = identifier(param.name)
+        if param.kind is ParamKind.VAR_POSITIONAL:
+            item = resolve(schema, root).get("items", {}) if isinstance(schema, Mapping) else {}
+            item_type = types.expression(item, root, hint)
+            parts.append(f"...{name}: ({item_type})[]" if " | " in item_type
+                         else f"...{name}: {item_type}[]")
+            continue
+        optional = "" if param.required else "?"
+        parts.append(f"{name}{optional}: {types.expression(schema, root, hint)}")
+    return f"({', '.join(parts)}): Promise<{returns}>"
+
+
+def _is_record(schema: Any) -> bool:
+    return (isinstance(schema, Mapping) and isinstance(schema.get("properties"), Mapping)
+            and bool(schema["properties"]) and schema.get("type", "object") == "object")
+
+
+def _union(items: Iterable[str]) -> str:
+    unique = list(dict.fromkeys(items))
+    return "any" if "any" in unique else " | ".join(unique)
+
+
+def _camel(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in identifier(name).split("_"))
+
+
+def _description(schema: Any, root: Mapping[str, Any]) -> str:
+    if not isinstance(schema, Mapping):
+        return ""
+    about = schema.get("description")
+    if not about and "$ref" in schema:
+        about = resolve(schema, root).get("description")
+    text = about.strip() if isinstance(about, str) else ""
+    limits = constraints(schema)
+    return f"{text} ({limits})" if text and limits else text or limits
+
+
+def _comment(text: str) -> str:
+    return text.replace("*/", "*\\/")

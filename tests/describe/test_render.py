@@ -1,0 +1,126 @@
+"""The text the model reads: golden files, and the rendered declarations
+are themselves valid code (checked by the real checkers)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tether.demo import BINDINGS as DEMO
+from tether.host import Limits, describe_bindings, prompt
+from tether.host.guests import GUEST_DIR
+
+from .bindings_fixture import BINDINGS
+
+GOLDEN = Path(__file__).parent / "golden"
+#: TETHER_UPDATE_GOLDEN=1 rewrites the golden files (then review the diff).
+UPDATE = os.environ.get("TETHER_UPDATE_GOLDEN") == "1"
+
+
+def rendered() -> dict[str, str]:
+    out = {}
+    for name, bindings in (("fixture", BINDINGS), ("demo", DEMO)):
+        descriptions = describe_bindings(bindings)
+        out[f"{name}.pyi"] = prompt.declarations(descriptions, "python")
+        out[f"{name}.d.ts"] = prompt.declarations(descriptions, "typescript")
+    for language in ("python", "javascript", "typescript"):
+        out[f"demo-{language}.txt"] = prompt.text(describe_bindings(DEMO), language, Limits())
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(rendered()))
+def test_the_text_matches_its_reviewed_golden_file(name: str) -> None:
+    text = rendered()[name]
+    if UPDATE:
+        (GOLDEN / name).write_text(text)
+    assert text == (GOLDEN / name).read_text(), f"TETHER_UPDATE_GOLDEN=1 rewrites {name}"
+
+
+def ty_errors(stubs: str, tmp_path: Path) -> str:
+    from ty import find_ty_bin
+
+    (tmp_path / "stubs.pyi").write_text(stubs)
+    done = subprocess.run([find_ty_bin(), "check", "--output-format", "concise", "--color",
+                           "never", "--python", sys.executable, "stubs.pyi"],
+                          cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert done.returncode in (0, 1), done.stderr
+    return done.stdout if done.returncode else ""
+
+
+@pytest.fixture(scope="module")
+def checker() -> Iterator[subprocess.Popen[str]]:
+    """One warm check.mjs for the module (the host tests' leak check must not see it)."""
+    with subprocess.Popen(["node", str(GUEST_DIR / "node" / "check.mjs")],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as process:
+        yield process
+        assert process.stdin is not None
+        process.stdin.close()
+
+
+def typescript_errors(checker: subprocess.Popen[str],
+                      declarations: list[str]) -> list[list[dict[str, object]]]:
+    """The problems check.mjs finds in each set of declarations."""
+    assert checker.stdin is not None and checker.stdout is not None
+    answers = []
+    for i, text in enumerate(declarations):
+        checker.stdin.write(json.dumps({"id": i, "language": "typescript",
+                                        "declarations": text, "source": ""}) + "\n")
+        checker.stdin.flush()
+        answer = json.loads(checker.stdout.readline())
+        assert answer["id"] == i, answer
+        answers.append(answer["diagnostics"])
+    return answers
+
+
+def test_the_python_stubs_are_valid_python_and_type_check(tmp_path: Path) -> None:
+    for name in ("fixture.pyi", "demo.pyi"):
+        stubs = rendered()[name]
+        ast.parse(stubs)
+        assert ty_errors(stubs, tmp_path) == ""
+
+
+def test_the_typescript_declarations_compile(checker: subprocess.Popen[str]) -> None:
+    texts = rendered()
+    assert typescript_errors(checker, [texts["fixture.d.ts"], texts["demo.d.ts"]]) == [[], []]
+
+
+def test_a_renderer_fault_would_be_seen(checker: subprocess.Popen[str]) -> None:
+    # the two checks above can fail
+    assert typescript_errors(checker, ["declare function f(: number): void;"])[0]
+    assert "error" in ty_errors_or_empty("async def f(x: Undefined) -> None: ...\n")
+
+
+def ty_errors_or_empty(stubs: str) -> str:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        return ty_errors(stubs, Path(scratch))
+
+
+def test_summaries_list_names_and_first_lines() -> None:
+    text = prompt.text(describe_bindings(BINDINGS), "python", Limits(), summary_only=True)
+    assert "- search: Documents that mention ``query``.\n" in text
+    assert "- get_weather: Current weather for a city.\n" in text
+    assert "async def" not in text
+
+
+def test_the_warm_checker_sees_each_checks_own_declarations(
+        checker: subprocess.Popen[str]) -> None:
+    assert checker.stdin is not None and checker.stdout is not None
+    answers = []
+    for i, declarations in enumerate(["declare function f(x: number): Promise<number>;",
+                                      "declare function g(): Promise<void>;",
+                                      "declare function f(x: string): Promise<number>;"]):
+        checker.stdin.write(json.dumps({"id": i, "language": "typescript",
+                                        "declarations": declarations,
+                                        "source": "return await f(1)"}) + "\n")
+        checker.stdin.flush()
+        answers.append([d["code"] for d in json.loads(checker.stdout.readline())["diagnostics"]])
+    assert answers == [[], [2304], [2345]]  # fine; f unknown; f wants a string

@@ -1,0 +1,204 @@
+"""Described bindings in real runs: the guest shows each binding's
+description, the host checks every CALL's arguments before the binding runs,
+and run(check=True) refuses a mistyped program before any guest starts."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from tether import Binding, Runtime, Status
+from tether.demo import BINDINGS as DEMO
+
+from .conftest import _Shared, pick, run
+
+
+async def search(query: str, limit: int = 3) -> list[str]:
+    """Documents that mention ``query``.
+
+    Args:
+        query: words to look for
+    """
+    CALLS.append((query, limit))
+    return [query] * limit
+
+
+CALLS: list[Any] = []
+WEATHER = Binding("get-weather", "Weather for a city.",
+                  {"type": "object", "properties": {"city": {"type": "string"}},
+                   "required": ["city"]},
+                  lambda **kwargs: CALLS.append(kwargs) or {"city": kwargs["city"]})
+BINDINGS = {"search": search, "get-weather": WEATHER}
+
+
+@pytest.fixture(autouse=True)
+def _no_calls_yet() -> None:
+    CALLS.clear()
+
+
+def test_a_python_program_sees_each_binding_described() -> None:
+    result = run("import inspect\n"
+                 "print(search.__doc__)\n"
+                 "print(inspect.signature(search))\n"
+                 "help(get_weather)\n", bindings=BINDINGS)
+    assert result.ok, result.error
+    assert "Documents that mention ``query``.\n\nArgs:\n    query: words to look for" in result.stdout
+    assert "(query: str, limit: int = 3) -> list[str]\n" in result.stdout
+    assert "get_weather(*, city: str) -> Any\n    Weather for a city." in result.stdout
+    assert "Help on function get_weather:\n" in result.stdout
+
+
+def test_a_javascript_program_sees_each_binding_described() -> None:
+    result = run("console.log(String(search)); console.log(get_weather.signature);",
+                 language="javascript", bindings=BINDINGS)
+    assert result.ok, result.error
+    assert result.stdout == (
+        "/**\n * Documents that mention ``query``.\n *\n * @param query words to look for\n */\n"
+        "declare function search(query: string, limit?: number): Promise<string[]>;\n"
+        "(input: {\n  city: string;\n}): Promise<any>\n")
+
+
+@pytest.mark.parametrize("lang", ["python", "javascript"])
+def test_arguments_are_checked_before_the_binding_runs(lang: str) -> None:
+    source = pick(lang, python="""
+out = []
+for call in (lambda: search(1), lambda: search("q", "2"), lambda: get_weather(city=3)):
+    try:
+        await call()
+    except BindingError as e:
+        out.append([e.type, e.message])
+return [out, await search("q", 2)]
+""", javascript="""
+const out = [];
+for (const call of [() => search(1), () => search("q", "2"), () => get_weather({city: 3})]) {
+  try { await call(); } catch (e) { out.push([e.type, e.message]); }
+}
+return [out, await search("q", 2)];
+""")
+    result = run(source, language=lang, bindings=BINDINGS)
+    assert result.ok, result.error
+    assert result.value == [[
+        ["TypeError", "search() argument 'query': 1 is not of type \"string\""],
+        ["TypeError", "search() argument 'limit': \"2\" is not of type \"integer\""],
+        ["TypeError", "get_weather() argument 'city': 3 is not of type \"string\""],
+    ], ["q", "q"]]
+    assert CALLS == [("q", 2)]  # the refused calls never reached a binding
+
+
+@pytest.mark.parametrize(("lang", "source", "line", "column"), [
+    ("python", "hits = await search('cbor')\nawait serch('x')\nreturn hits", 2, 7),
+    ("python", "return await search('cbor', '3')", 1, 29),
+    ("typescript", "const n: number = 'a';\nreturn n", 1, 7),
+    ("typescript", "const hits = await search('q');\nreturn hits[0].lenght", 2, 16),
+    ("javascript", "await search('q', 1, 2)", 1, 22),
+    ("javascript", "\nawait serch('q')", 2, 7),
+])
+def test_a_mistyped_program_is_refused_before_it_runs(lang: str, source: str, line: int,
+                                                      column: int) -> None:
+    result = run(source, language=lang, bindings=BINDINGS, check=True)
+    assert result.status is Status.INVALID, result
+    assert result.error is not None and result.error.type == "TypeCheckError"
+    first = result.diagnostics[0]
+    assert (first.line, first.column) == (line, column), result.diagnostics
+    assert (result.error.line, result.error.column) == (line, column)
+    assert f"line {line}, column {column}: " in result.error.traceback
+    assert CALLS == [] and result.stats.calls == 0 and result.chunks == ()
+
+
+@pytest.mark.parametrize(("lang", "source"), [
+    ("python", "import asyncio\nhits = await asyncio.gather(search('a'), search('b', 1))\n"
+               "w = await get_weather(city='Oslo')\nreturn [len(hits), w['city']]"),
+    ("typescript", "const hits: string[] = await search('a', 1);\n"
+                   "const w = await get_weather({city: 'Oslo'});\nreturn [hits.length, w.city]"),
+    ("javascript", "const hits = await search('a', 1);\n"
+                   "const w = await get_weather({city: 'Oslo'});\nreturn [hits.length, w.city]"),
+])
+def test_a_correct_program_passes_its_check_and_runs(lang: str, source: str) -> None:
+    result = run(source, language=lang, bindings=BINDINGS, check=True)
+    assert result.ok, (result.error, result.diagnostics)
+    assert result.value[1] == "Oslo"
+
+
+def test_without_check_a_typescript_type_error_still_runs() -> None:
+    assert run("const x: number = 'a' as any as number; return x", language="typescript").value == "a"
+    assert run("const x: number = 'a';\nreturn x", language="typescript").value == "a"
+
+
+def test_runtime_check_and_the_runtime_default() -> None:
+    async def go() -> Any:
+        async with Runtime(check=True) as rt:
+            found = await rt.check("await add(1)", bindings=DEMO)
+            clean = await rt.check("return await add(1, 2)", bindings=DEMO)
+            refused = await rt.run("await add(1)", bindings=DEMO)
+            ran = await rt.run("await add(1)", bindings=DEMO, check=False)
+            return found, clean, refused, ran
+
+    found, clean, refused, ran = asyncio.run(go())
+    assert [(d.line, d.type) for d in found] == [(1, "missing-argument")]
+    assert clean == ()
+    assert refused.status is Status.INVALID
+    assert ran.status is Status.ERROR and ran.error.type == "BindingError"
+
+
+
+@pytest.mark.parametrize("lang", ["python", "javascript"])
+def test_a_program_shown_only_summaries_reads_a_declaration_on_demand(lang: str) -> None:
+    from tether.host import with_lookup
+
+    assert _Shared.runtime is not None
+    text = _Shared.runtime.describe(BINDINGS, language=lang, summary_only=True)
+    assert "- search: Documents that mention ``query``.\n" in text
+    assert "describe_binding(\"search\")" in text and "def search" not in text
+    result = run("return await describe_binding('search')", language=lang,
+                 bindings=with_lookup(BINDINGS, lang))
+    assert result.ok, result.error
+    assert ("async def search(query: str, limit: int = 3) -> list[str]:" if lang == "python"
+            else "declare function search(query: string, limit?: number)") in result.value
+
+
+FEATURES = [  # (a call the schema admits, one it refuses, the parameter named), per language
+    ("paint({'corner': {'x': 1, 'y': 2}}, 'rain')", "paint({corner: {x: 1, y: 2}}, 'rain')",
+     "paint({'corner': {'x': '1', 'y': 2}}, 'rain')", "paint({corner: {x: '1', y: 2}}, 'rain')",
+     "box.corner.x"),
+    ("paint({'corner': {'x': 1, 'y': 2}, 'label': None}, 'clear', 'stroke')",
+     "paint({corner: {x: 1, y: 2}, label: null}, 'clear', 'stroke')",
+     "paint({'corner': {'x': 1, 'y': 2}}, 'snow')", "paint({corner: {x: 1, y: 2}}, 'snow')",
+     "sky"),
+    ("paint({'corner': {'x': 1, 'y': 2}}, 'rain', 'fill', b'\\x00')",
+     "paint({corner: {x: 1, y: 2}}, 'rain', 'fill', new Uint8Array([0]))",
+     "paint({'corner': {'x': 1, 'y': 2}}, 'rain', 'fill', 'text')",
+     "paint({corner: {x: 1, y: 2}}, 'rain', 'fill', 'text')", "data"),
+    ("paint({'corner': {'x': 1, 'y': 2}}, 'rain', 'fill', None, {'a': 1.5, 'b': 2})",
+     "paint({corner: {x: 1, y: 2}}, 'rain', 'fill', null, {a: 1.5, b: 2})",
+     "paint({'corner': {'x': 1, 'y': 2}}, 'rain', 'lines')",
+     "paint({corner: {x: 1, y: 2}}, 'rain', 'lines')", "mode"),
+    ("total(1, 2.5, 3)", "total(1, 2.5, 3)", "total(1, '2')", "total(1, '2')", "values[1]"),
+    ("search('q', 2)", "search('q', 2)", "search('q', 2.5)", "search('q', 2.5)", "limit"),
+    ("get_weather(city='Oslo', days=7)", "get_weather({city: 'Oslo', days: 7})",
+     "get_weather(city='Oslo', days=8)", "get_weather({city: 'Oslo', days: 8})", "days"),
+]
+
+
+@pytest.mark.parametrize("lang", ["python", "javascript"])
+@pytest.mark.parametrize("feature", FEATURES, ids=[f[4] for f in FEATURES])
+def test_every_schema_feature_is_checked_in_both_guests(lang: str,
+                                                        feature: tuple[str, ...]) -> None:
+    from ..describe.bindings_fixture import BINDINGS as FIXTURE
+
+    good, bad = (feature[0], feature[2]) if lang == "python" else (feature[1], feature[3])
+    source = pick(lang, python=f"""
+await {good}
+try:
+    await {bad}
+except BindingError as e:
+    return [e.type, e.message]
+""", javascript=f"""
+await {good};
+try {{ await {bad}; }} catch (e) {{ return [e.type, e.message]; }}
+""")
+    result = run(source, language=lang, bindings=FIXTURE)
+    assert result.ok, result.error
+    assert result.value[0] == "TypeError"
+    assert f"argument '{feature[4]}'" in result.value[1], result.value
