@@ -41,6 +41,7 @@ from tether.codec import (
     State,
     ValueModelError,
     encode_payload,
+    encode_payload_in_steps,
     exceeds_value_items,
     to_wire_plain,
     value_items,
@@ -53,7 +54,7 @@ from .limits import Limits
 from .output import CappedOutput
 from .pool import ReadyGuest
 from .process import Child, remove_tree
-from .reader import Reader, decoding
+from .reader import STEP_BYTES, Reader, between_steps, decoding
 from .result import RunError, RunResult, RunStats, Status
 from .sandbox import Launched, Sandbox, cpu_seconds, launch, memory_use
 from .threads import WorkerThreads
@@ -126,7 +127,8 @@ class Session:
         self._command = command
         self._wire_tap = wire_tap
         self._seccomp = seccomp
-        self._conn = Connection(Role.HOST, max_frame_bytes=limits.frame_bytes,
+        self._conn = Connection(Role.HOST, step_bytes=STEP_BYTES, between_steps=between_steps,
+                                max_frame_bytes=limits.frame_bytes,
                                 max_depth=limits.max_depth)
         self._channel: Channel | None = None
         self._reader: Reader | None = None
@@ -463,12 +465,15 @@ class Session:
             return _binding_error(call.id, exc), None
         if _large(value):  # converting and encoding it would hold the loop
             loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(decoding, self._result_for, call, value)
+            return await loop.run_in_executor(
+                decoding, functools.partial(self._result_for, call, value, in_steps=True))
         return self._result_for(call, value)
 
-    def _result_for(self, call: Call, value: Any) -> tuple[Result, bytes | None]:
+    def _result_for(self, call: Call, value: Any, *,
+                    in_steps: bool = False) -> tuple[Result, bytes | None]:
         """The RESULT for a binding's return value, and its payload when it is
-        a value (encoded once: to size it and to send it)."""
+        a value (encoded once: to size it and to send it; ``in_steps`` in
+        the decoding thread, handing the interpreter over between steps)."""
         try:
             wire, plain = to_wire_plain(value, self.limits.max_depth)
         except ValueModelError as exc:
@@ -481,7 +486,11 @@ class Session:
                 f"{call.name}() returned a value that cannot be converted: "
                 f"{type(exc).__name__}: {exc}")), None
         result = Result(id=call.id, value=wire)
-        payload = encode_payload(result.to_wire(), plain=plain)  # {"id", "value"}: in order
+        if in_steps:
+            payload = encode_payload_in_steps(result.to_wire(), plain=plain,
+                                              between_steps=between_steps)
+        else:
+            payload = encode_payload(result.to_wire(), plain=plain)
         if len(payload) > self.limits.value_bytes and (  # else the value surely fits
                 len(payload) - len(encode_payload(Result(id=call.id).to_wire())) + 1
                 > self.limits.value_bytes):  # the envelope with null, less the null
