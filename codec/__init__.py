@@ -19,6 +19,7 @@ from .messages import (
     ENVELOPE_DEPTH,
     ENVELOPE_OVERHEAD,
     MAX_CALL_ID,
+    MAX_VARIABLES_BYTES,
     PROTOCOL_VERSION,
     Binding,
     Call,
@@ -35,6 +36,7 @@ from .messages import (
     Run,
     RunLimits,
     Stream,
+    variable_name_problem,
 )
 from .state import TRANSITIONS, State
 from .values import (
@@ -58,7 +60,7 @@ from .values import (
 __all__ = [
     "CONNECTION_CLOSED", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_FRAME_BYTES", "DEFAULT_VALUE_BYTES",
     "ENVELOPE_DEPTH", "ENVELOPE_ITEMS", "ENVELOPE_OVERHEAD", "HEADER_SIZE", "MAGIC",
-    "MAX_CALL_ID", "MAX_MAX_DEPTH",
+    "MAX_CALL_ID", "MAX_MAX_DEPTH", "MAX_VARIABLES_BYTES",
     "MIN_MAX_DEPTH", "MIN_MAX_FRAME_BYTES", "NEED_DATA", "PROTOCOL_VERSION", "TRANSITIONS",
     "VERSION", "Binding", "Call", "CallError", "Cancel", "Connection", "ConnectionClosed",
     "Done", "Error", "ErrorCode", "Event", "Frame", "FrameDecoder", "FrameType", "Hello",
@@ -66,4 +68,5 @@ __all__ = [
     "RemoteProtocolError", "Role", "Run", "RunLimits", "State", "Stream", "Value",
     "ValueModelError", "check_value", "count_items", "decode_payload", "encode_frame",
     "encode_payload", "exceeds_value_items", "to_wire", "to_wire_plain", "value_items",
+    "variable_name_problem",
 ]

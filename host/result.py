@@ -80,6 +80,13 @@ class RunResult:
     raw_stdout: str = ""
     raw_stderr: str = ""  #: what the child wrote to fd 2 below print
     stats: RunStats = field(default_factory=RunStats)  #: what the run used
+    #: The program's top-level names at its end whose values are in the value
+    #: model, when the run was given ``variables`` (None otherwise, and when
+    #: the run ended before the program did: a timeout, a crash).
+    variables: dict[str, Value] | None = None
+    #: Top-level names left out of ``variables``, each with why (outside the
+    #: value model, over ``Limits.variables_bytes``).
+    dropped_variables: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -114,4 +121,6 @@ class RunResult:
             "raw_stdout": self.raw_stdout,
             "raw_stderr": self.raw_stderr,
             "stats": asdict(self.stats),
+            "variables": self.variables,
+            "dropped_variables": dict(self.dropped_variables),
         }

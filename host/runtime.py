@@ -19,6 +19,7 @@ from .result import RunResult
 from .sandbox import Sandbox, resolve
 from .session import Session
 from .threads import WorkerThreads
+from .variables import RunSession, prepare_variables
 from .zygote import Zygote
 
 #: Room is left in the default frame ceiling for RUN's bindings and limits.
@@ -113,8 +114,16 @@ class Runtime:
         bindings: BindingsArg = None,
         limits: Limits | None = None,
         sandbox: Sandbox | str | None = None,
+        variables: Mapping[str, Any] | None = None,
+        last_expression: bool = False,
     ) -> RunResult:
-        """Run ``source`` and return how it ended. Never raises for what the
+        """Run ``source`` and return how it ended.
+
+        ``variables`` (values of the value model) become top-level names of
+        the program before it starts, and ask for the program's top-level
+        names at its end in ``result.variables`` (pass ``{}`` for those
+        alone); ``last_expression``: a program that ends with a bare
+        expression returns its value. Never raises for what the
         program did; raises ValueError/TypeError for bad arguments,
         SandboxUnavailable for a sandbox this machine lacks, GuestUnavailable
         when the language's interpreter (Node.js) is missing, RuntimeError if
@@ -139,6 +148,8 @@ class Runtime:
         limits = limits or self.limits
         profile = self.sandbox if sandbox is None else resolve(sandbox)
         prepared = prepare_bindings(bindings)
+        wire_variables = None if variables is None else \
+            prepare_variables(variables, prepared, limits)
         pool = self._pool(language, limits, profile)
         ready = await pool.acquire()
         if self._closed:  # closed while a guest was being forked for this run
@@ -147,7 +158,8 @@ class Runtime:
             raise RuntimeError("this Runtime is closed")
         session = Session(source, language, prepared, limits, interpreters=self._interpreters,
                           env=self._env, sandbox=profile, ready=ready, defer=self._defer,
-                          binding_threads=self._binding_threads)
+                          binding_threads=self._binding_threads, variables=wire_variables,
+                          last_expression=bool(last_expression))
         ended = asyncio.get_running_loop().create_future()
         self._sessions[session] = ended
         try:
@@ -156,6 +168,26 @@ class Runtime:
             del self._sessions[session]
             ended.set_result(None)
             pool.refill()  # after the run, so a new guest's start-up does not slow it
+
+    def session(
+        self,
+        variables: Mapping[str, Any] | None = None,
+        *,
+        language: str = "python",
+        bindings: BindingsArg = None,
+        limits: Limits | None = None,
+        sandbox: Sandbox | str | None = None,
+        last_expression: bool = False,
+    ) -> RunSession:
+        """A :class:`RunSession`: runs that pass their variables on to the
+        next run, starting from ``variables`` (e.g. what ``save()`` gave)::
+
+            async with rt.session() as s:
+                await s.run("rows = await load()", bindings={"load": load})
+                result = await s.run("return len(rows)")
+        """
+        return RunSession(self, variables, language=language, bindings=bindings,
+                          limits=limits, sandbox=sandbox, last_expression=last_expression)
 
     def _check_loop(self) -> None:
         """Bind to the running loop on first use; refuse any other loop (the

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import logging
 import signal
@@ -68,6 +69,8 @@ class Ending:
     value: Any = None
     limit: str | None = None
     killed_after_done: bool = False
+    variables: dict[str, Any] | None = None
+    dropped_variables: dict[str, str] | None = None
 
 
 logger = logging.getLogger("tether")
@@ -99,14 +102,19 @@ class Session:
         command: GuestCommand | None = None,
         wire_tap: Callable[[str, bytes], None] | None = None,
         binding_threads: Executor | None = None,
+        variables: dict[str, Any] | None = None,
+        last_expression: bool = False,
     ) -> None:
         """``ready`` is a warm guest to adopt instead of starting one;
         ``defer`` takes the teardown after a DONE, to finish after run() returns
         (without it, run() returns only once everything is reaped).
         ``command`` replaces the language's guest and ``wire_tap`` sees every
         byte on fd 3: both exist for the conformance runner and recorder.
-        ``binding_threads`` runs sync bindings (default: a pool of this run's own)."""
+        ``binding_threads`` runs sync bindings (default: a pool of this run's own).
+        ``variables`` (wire values) and ``last_expression`` go into RUN (§7.9)."""
         self.source = source
+        self.variables = variables
+        self.last_expression = last_expression
         self.language = language
         self.bindings = bindings
         self.limits = limits
@@ -323,17 +331,29 @@ class Session:
                                       f"the guest does not run {self.language!r}")
         assert self._launched is not None
         self._launched.apply_limits(self.language, self.limits)
+        limits = self.limits.wire()
+        if self.variables is not None:
+            limits = dataclasses.replace(limits, variables_bytes=self.limits.variables_bytes)
         self._send(Run(
             source=self.source,
             language=self.language,
             bindings=tuple(b.wire for b in self.bindings.values()),
-            limits=self.limits.wire(),
+            limits=limits,
+            variables=self.variables,
+            last_expression=self.last_expression,
         ))
 
     def _on_output(self, output: Output) -> None:
         self._output.add(output.stream.value, output.text)
 
     def _on_done(self, done: Done) -> Ending:
+        ending = self._ending_of(done)
+        if done.variables is None:
+            return ending
+        return dataclasses.replace(ending, variables=done.variables,
+                                   dropped_variables=done.dropped)
+
+    def _ending_of(self, done: Done) -> Ending:
         if done.error is None:
             return Ending(Status.OK, value=done.value, killed_after_done=True)
         e = done.error
@@ -510,6 +530,8 @@ class Session:
             limit=ending.limit,
             raw_stdout=child.raw_stdout.text(),
             raw_stderr=child.raw_stderr.text(),
+            variables=ending.variables,
+            dropped_variables=ending.dropped_variables or {},
             stats=RunStats(
                 sandbox=str(self._sandbox),
                 cpu_seconds=self._cpu,

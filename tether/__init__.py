@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 __all__ = ["GuestUnavailable", "Limits", "OutputChunk", "PoolConfig", "RunError", "RunResult",
-           "RunStats", "Runtime", "Sandbox", "SandboxUnavailable", "Status", "__version__"]
+           "RunSession", "RunStats", "Runtime", "Sandbox", "SandboxUnavailable", "Status",
+           "__version__"]
 
 if TYPE_CHECKING:
     from .host import (
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
         PoolConfig,
         RunError,
         RunResult,
+        RunSession,
         RunStats,
         Runtime,
         Sandbox,

@@ -16,10 +16,11 @@ import vm from 'node:vm';
 import { createRequire } from 'node:module';
 import {
   CODES, TYPES, DEFAULT_MAX_DEPTH, DEFAULT_VALUE_BYTES, Encoded, FrameDecoder, ProtocolError,
-  decodeMessage, encodeFrame, encodeMessage, encodePayload, exceedsValueItems, frameHeader,
-  valueItems,
+  countItems, decodeMessage, encodeFrame, encodeMessage, encodePayload, exceedsValueItems,
+  frameHeader, valueItems, variableNameProblem,
 } from './codec.mjs';
 import { ValueModelError, fromWire, toWire } from './values.mjs';
+import { topLevel } from './toplevel.mjs';
 
 const CHANNEL_FD = 3;
 const LANGUAGES = ['javascript', 'typescript'];
@@ -66,7 +67,13 @@ const state = {
   waiting: [], // calls queued beyond max_calls_in_flight
   limits: null,
   decoder: new FrameDecoder(),
+  run: null,
+  globalsBefore: new Set(), // the global object's names before the program ran
+  capture: null, // () => [[name, getter]...] of the program's top-level names (§7.9)
 };
+
+const REGISTER = '__tether_register__';
+const CAPTURE = '__tether_capture__';
 
 function send(type, body) {
   writeAll(encodeMessage(type, body));
@@ -197,10 +204,20 @@ async function call(name, programArgs) {
 
 let prefixLength = 0;
 
-function compile(source, language, names) {
-  const prefix = `(async function (${names.join(', ')}) {`; // on line 1: lines keep their numbers
+/**
+ * The program as a function of its scope's names. With `options.capture`,
+ * the body is nested in a function of the scope's names (RUN's variables
+ * among them, so the body's declarations may shadow them, R-VARS-2) and
+ * given a declaration that reads its top-level names (R-VARS-4); with
+ * `options.lastExpression` a last bare expression is returned (R-VARS-7).
+ */
+function compile(source, language, names, options = {}) {
+  const nested = options.capture || options.lastExpression;
+  const prefix = nested // on line 1: lines keep their numbers
+    ? `(function (${[...names, REGISTER].join(', ')}) { return async function () { ${REGISTER}(${CAPTURE});`
+    : `(async function (${names.join(', ')}) {`;
   prefixLength = prefix.length;
-  let code = `${prefix}${source}\n})`;
+  let code = `${prefix}${source}\n${nested ? '}; })' : '})'}`;
   if (language === 'typescript') {
     const amaro = loadAmaro();
     try {
@@ -214,6 +231,7 @@ function compile(source, language, names) {
       throw syntax;
     }
   }
+  if (nested) code = topLevel(code, { ...options, capture: CAPTURE, variables: options.variables });
   const script = new vm.Script(code, {
     filename: FILENAME,
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
@@ -260,7 +278,72 @@ function syntaxContext(stack, line) {
 }
 
 function finish(done) {
+  if (state.run?.variables !== undefined && done.error?.type !== 'Cancelled') {
+    const size = encodePayload(done).length;
+    Object.assign(done, collectVariables(size));
+  }
   finishWith(encodeMessage(TYPES.DONE, done));
+}
+
+/**
+ * DONE's `variables` and `dropped` (R-VARS-4, R-VARS-5): the values of the
+ * program's top-level names that fit, and why each other name is left out.
+ * `size`: DONE's payload without them.
+ */
+function collectVariables(size) {
+  const { max_depth: depth, variables_bytes: variablesBytes, frame_bytes: frameBytes } = state.limits;
+  let budget = Math.min(variablesBytes, frameBytes - 1024 - size);
+  let itemsLeft = valueItems(Math.max(budget, 0));
+  const variables = new Map();
+  const reasons = [];
+  const getters = state.capture ? state.capture() : [...state.run.variables.keys()].map(
+    (name) => [name, () => fromWire(state.run.variables.get(name))]);
+  const declared = new Set(getters.map(([name]) => name));
+  for (const name of Object.getOwnPropertyNames(globalThis)) { // `x = 1` without a declaration
+    if (!state.globalsBefore.has(name) && !declared.has(name)) {
+      const descriptor = Object.getOwnPropertyDescriptor(globalThis, name);
+      if (descriptor && 'value' in descriptor) getters.push([name, () => descriptor.value]);
+    }
+  }
+  for (const [name, get] of getters) {
+    let value;
+    try {
+      value = get();
+    } catch {
+      continue; // still in its temporal dead zone: never assigned
+    }
+    if (value === undefined || typeof value === 'function' || name.startsWith('_')) continue;
+    const problem = variableNameProblem(name);
+    if (problem) {
+      reasons.push([name, `the name ${problem}`]);
+      continue;
+    }
+    let wire;
+    try {
+      wire = toWire(value, depth);
+    } catch (err) {
+      reasons.push([name, err instanceof ValueModelError ? err.message : `$: cannot be converted: ${err}`]);
+      continue;
+    }
+    const encoded = encodePayload(new Map([[name, wire]]));
+    const items = countItems(encoded, itemsLeft + 2);
+    if (encoded.length > budget || items - 2 > itemsLeft) {
+      reasons.push([name, `$: takes ${encoded.length} bytes, over what is left of variables_bytes (${Math.max(budget, 0)})`]);
+      continue;
+    }
+    variables.set(name, wire);
+    budget -= encoded.length;
+    itemsLeft -= items - 1;
+  }
+  const dropped = new Map();
+  for (const [name, reason] of reasons) { // after the values: the values matter more
+    const cost = encodePayload(new Map([[name, reason]])).length;
+    if (cost <= budget) {
+      dropped.set(name, reason);
+      budget -= cost;
+    }
+  }
+  return { dropped, variables };
 }
 
 function finishWith(...parts) {
@@ -291,6 +374,10 @@ function finishWithValue(value) {
     finish({ error: { type: 'RangeError', traceback: '', code: CODES.VALUE_TOO_LARGE, message: problem } });
     return;
   }
+  if (state.run.variables !== undefined) {
+    finish({ value: wire });
+    return;
+  }
   if (payload.length < WRITE_APART) finishWith(encodeFrame(TYPES.DONE, payload));
   else finishWith(frameHeader(TYPES.DONE, payload.length), payload); // not copied behind it
 }
@@ -307,6 +394,7 @@ function start(run) {
     throw new ProtocolError(CODES.LANGUAGE_UNSUPPORTED, `cannot run ${run.language}`);
   }
   state.limits = run.limits;
+  state.run = run;
   state.decoder.maxFrameBytes = run.limits.frame_bytes;
   state.phase = 'RUNNING';
   process.on('SIGXFSZ', () => {}); // past file_bytes a write fails with EFBIG instead
@@ -316,16 +404,25 @@ function start(run) {
     ['BindingError', BindingError],
   ]);
   for (const binding of run.bindings) scope.set(binding.name, makeBinding(binding.name));
+  const variables = run.variables ?? new Map();
+  for (const [name, value] of variables) scope.set(name, fromWire(value));
+  const capture = run.variables !== undefined;
+  state.globalsBefore = new Set(Object.getOwnPropertyNames(globalThis));
+  if (capture || run.last_expression) scope.set(REGISTER, (get) => { state.capture = capture ? get : null; });
   process.on('uncaughtException', (err) => finish({ error: describe(err) }));
   process.on('unhandledRejection', (err) => finish({ error: describe(err) }));
   let program;
   try {
-    program = compile(run.source, run.language, [...scope.keys()]);
+    program = compile(run.source, run.language, [...scope.keys()].filter((n) => n !== REGISTER),
+      { capture, lastExpression: run.last_expression, variables: [...variables.keys()] });
   } catch (err) {
     finish({ error: describe(err) });
     return;
   }
-  program(...scope.values()).then(finishWithValue, (err) => finish({ error: describe(err) }));
+  const nested = capture || run.last_expression;
+  const body = nested ? program(...scope.values()) : program;
+  const args = nested ? [] : [...scope.values()];
+  body(...args).then(finishWithValue, (err) => finish({ error: describe(err) }));
 }
 
 /**

@@ -40,13 +40,21 @@ from tether.codec import (
     Stream,
     Value,
     ValueModelError,
+    count_items,
     encode_payload,
     exceeds_value_items,
     to_wire_plain,
     value_items,
+    variable_name_problem,
 )
 
-from .program import ProgramReturn, compile_program, describe, program_globals
+from .program import (
+    ProgramReturn,
+    compile_program,
+    describe,
+    program_globals,
+    top_level_names,
+)
 
 CHANNEL_FD: Final = 3
 LANGUAGES: Final = ("python",)
@@ -320,8 +328,9 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
     output = OutputChannel(channel, run.limits)
     sys.stdout = ProgramStream(output, Stream.STDOUT)
     sys.stderr = ProgramStream(output, Stream.STDERR)
+    namespace: dict[str, Any] = {}
     try:
-        code = compile_program(run.source)
+        code = compile_program(run.source, run.last_expression)
         guest: Any
         # Without asyncio calls are sequential, and blocking on fd 3 is the
         # shortest path for them, warm guest or not.
@@ -333,20 +342,22 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
             guest = SyncGuest(channel, run.limits, output)
         names = {b.name: guest.make_binding(b.name) for b in run.bindings}
         names["BindingError"] = BindingError
-        value = guest.main(code, program_globals(names))
+        namespace = program_globals(names, run.variables)
+        value = guest.main(code, namespace)
     except BaseException as exc:  # everything the program raises is data
         output.flush()
         if isinstance(exc, ProgramCancelled) or type(exc).__name__ == "CancelledError":
             channel.send(Done(error=ProgramError(type="Cancelled",
                                                  message="the run was cancelled")))
         else:
-            channel.send(Done(error=describe(exc)))
+            _send_done(channel, run, Done(error=describe(exc)), namespace)
         return
     output.flush()
     try:
         wire, plain = to_wire_plain(value, run.limits.max_depth)
     except ValueModelError as exc:
-        channel.send(Done(error=ProgramError(type="TypeError", message=f"return value {exc}")))
+        _send_done(channel, run, Done(error=ProgramError(
+            type="TypeError", message=f"return value {exc}")), namespace)
         return
     payload = encode_payload({"value": wire}, plain=plain)  # once: for the size and to send
     size = len(payload) - DONE_ENVELOPE
@@ -358,10 +369,71 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
         problem = (f"return value holds more than {value_items(run.limits.value_bytes)} "
                    f"values (value_bytes / 16)")
     if problem is not None:
-        channel.send(Done(error=ProgramError(
-            type="ValueError", message=problem, code=ErrorCode.VALUE_TOO_LARGE)))
+        _send_done(channel, run, Done(error=ProgramError(
+            type="ValueError", message=problem, code=ErrorCode.VALUE_TOO_LARGE)), namespace)
         return
-    channel.send(Done(value=wire), payload)
+    if run.variables is None:
+        channel.send(Done(value=wire), payload)
+        return
+    _send_done(channel, run, Done(value=wire), namespace, len(payload))
+
+
+def _send_done(channel: Channel, run: Run, done: Done, namespace: dict[str, Any],
+               size: int | None = None) -> None:
+    """DONE, with the program's variables when RUN asked for them (R-VARS-3).
+    ``size``: of DONE's payload without them, when known."""
+    if run.variables is None:
+        channel.send(done)
+        return
+    if size is None:
+        size = len(encode_payload(done.to_wire()))
+    limits = run.limits
+    assert limits.variables_bytes is not None  # with variables (R-VARS-1)
+    budget = min(limits.variables_bytes, limits.frame_bytes - ENVELOPE_OVERHEAD - size)
+    excluded = {b.name for b in run.bindings} | {"BindingError"}
+    if not namespace:  # the program did not compile: its globals are RUN's variables
+        namespace = dict(run.variables)
+    variables, dropped = collect_variables(top_level_names(namespace, excluded), budget,
+                                           limits.max_depth)
+    channel.send(Done(value=done.value, error=done.error, variables=variables, dropped=dropped))
+
+
+def collect_variables(names: list[tuple[str, Any]], budget: int, max_depth: int
+                      ) -> tuple[dict[str, Value], dict[str, str]]:
+    """The names that fit the value model and ``budget`` bytes (encoded
+    ``variables`` and ``dropped`` together), and why each other one is left
+    out (R-VARS-4, R-VARS-5)."""
+    variables: dict[str, Value] = {}
+    dropped: dict[str, str] = {}
+    items_left = value_items(budget)
+    reasons: list[tuple[str, str]] = []
+    for name, value in names:
+        if variable_name_problem(name) is not None:
+            reasons.append((name, f"the name {variable_name_problem(name)}"))
+            continue
+        try:
+            wire, plain = to_wire_plain(value, max_depth)
+        except ValueModelError as exc:
+            reasons.append((name, str(exc)))
+            continue
+        except Exception as exc:  # converting it ran the value's own code, which failed
+            reasons.append((name, f"$: cannot be converted: {type(exc).__name__}: {exc}"))
+            continue
+        encoded = encode_payload({name: wire}, plain=plain)
+        items = count_items(encoded, items_left)
+        if len(encoded) > budget or items - 2 > items_left:
+            reasons.append((name, f"$: takes {len(encoded)} bytes, over what is left of "
+                                  f"variables_bytes ({max(budget, 0)})"))
+            continue
+        variables[name] = wire
+        budget -= len(encoded)
+        items_left -= items - 1
+    for name, reason in reasons:  # after the values: the values matter more
+        cost = len(encode_payload({name: reason}))
+        if cost <= budget:
+            dropped[name] = reason
+            budget -= cost
+    return variables, dropped
 
 
 class _Rehearsal:
