@@ -7,10 +7,12 @@ from .pool import PoolConfig
 from .result import OutputChunk, RunError, RunResult, RunStats, Status
 from .runtime import Runtime
 from .sandbox import Sandbox, SandboxUnavailable
+from .sync import SyncRuntime
 from .variables import RunSession
 
 __all__ = [
     "GuestUnavailable", "HostBinding", "Limits",
     "OutputChunk", "PoolConfig", "RunError", "RunResult", "RunStats",
-    "RunSession", "Runtime", "Sandbox", "SandboxUnavailable", "Status", "prepare_bindings",
+    "RunSession", "Runtime", "Sandbox", "SandboxUnavailable", "Status", "SyncRuntime",
+    "prepare_bindings",
 ]

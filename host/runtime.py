@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import threading
-from collections.abc import Coroutine, Mapping
+from collections.abc import Coroutine, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
 from tether.codec import DEFAULT_MAX_FRAME_BYTES
 
 from .bindings import BindingsArg, prepare_bindings
-from .guests import LANGUAGES, GuestCommand, Interpreters, guest_command, zygote_command
+from .guests import (
+    LANGUAGES,
+    GuestCommand,
+    Interpreters,
+    Packages,
+    guest_command,
+    zygote_command,
+)
 from .limits import Limits
 from .pool import ForkStarter, GuestPool, PoolConfig, SpawnStarter, Starter, discard
 from .result import RunResult
@@ -39,7 +47,14 @@ class Runtime:
     is the isolation profile (:class:`Sandbox`): ``"namespaces"`` (bwrap;
     raises SandboxUnavailable where it cannot work), ``"process"`` (no
     boundary), or ``"auto"``, the default: namespaces where available, else
-    process with a RuntimeWarning; ``runtime.sandbox`` says which. A Runtime
+    process with a RuntimeWarning; ``runtime.sandbox`` says which.
+    ``python_packages`` (a virtual environment or a site-packages directory)
+    and ``node_packages`` (a directory with a ``node_modules``, or that
+    ``node_modules``) are third-party packages programs may import, bound
+    read-only into the sandbox; tether's own modules stay out of the
+    programs' import path. ``preload`` names modules the CPython fork
+    server imports in its template (and warm guests before their run), so
+    a program's ``import pandas`` finds it loaded. A Runtime
     belongs to the event loop it is first used on; using it from another
     raises RuntimeError. Use it as an
     async context manager, so that closing it stops the warm guests and ends
@@ -59,6 +74,9 @@ class Runtime:
         pool: PoolConfig | None = PoolConfig(),  # noqa: B008 - frozen, shared safely
         sandbox: Sandbox | str = Sandbox.AUTO,
         binding_threads: int = 32,
+        python_packages: str | os.PathLike[str] | None = None,
+        node_packages: str | os.PathLike[str] | None = None,
+        preload: Sequence[str] = (),
     ) -> None:
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError("limits must be a tether.Limits")
@@ -70,6 +88,8 @@ class Runtime:
         self.limits = limits or Limits()
         self._env = dict(env or {})
         self._interpreters = Interpreters(python=python or sys.executable, node=node)
+        self._packages = Packages.prepare(python_packages, node_packages, preload,
+                                          self._interpreters.python)
         self._pool_config = pool or PoolConfig(size=0, fork_server=False)
         self.sandbox = resolve(sandbox)
         self._pools: dict[tuple[str, int | None, int | None, Sandbox], GuestPool] = {}
@@ -87,7 +107,7 @@ class Runtime:
         if pool is None:
             def command_for(workdir: str) -> GuestCommand:
                 return guest_command(language, workdir, limits, self._interpreters,
-                                     self._env, warm=True)
+                                     self._env, warm=True, packages=self._packages)
 
             spawn = SpawnStarter(language, command_for, limits, sandbox)
             starter: Starter = spawn
@@ -101,7 +121,8 @@ class Runtime:
         zygote = self._zygotes.get(sandbox)
         if zygote is None:
             def command_for(workdir: str, mode: str) -> GuestCommand:
-                return zygote_command(workdir, mode, self._interpreters, self._env)
+                return zygote_command(workdir, mode, self._interpreters, self._env,
+                                      self._packages)
 
             zygote = self._zygotes[sandbox] = Zygote(command_for, sandbox)
         return zygote
@@ -159,7 +180,7 @@ class Runtime:
         session = Session(source, language, prepared, limits, interpreters=self._interpreters,
                           env=self._env, sandbox=profile, ready=ready, defer=self._defer,
                           binding_threads=self._binding_threads, variables=wire_variables,
-                          last_expression=bool(last_expression))
+                          last_expression=bool(last_expression), packages=self._packages)
         ended = asyncio.get_running_loop().create_future()
         self._sessions[session] = ended
         try:

@@ -133,12 +133,14 @@ def _guest_binds() -> tuple[str, ...]:
 
 
 def bwrap_argv(argv: tuple[str, ...], env: dict[str, str], workdir: str,
-               info_fd: int, block_fd: int, *, disk_bytes: int | None) -> tuple[str, ...]:
+               info_fd: int, block_fd: int, *, disk_bytes: int | None,
+               binds: tuple[str, ...] = ()) -> tuple[str, ...]:
     """``argv`` wrapped in bwrap. The guest keeps the same paths inside, so
     nothing in its command line changes. The only writable places are
     private tmpfs mounts of at most ``disk_bytes`` each (the work directory,
     /tmp, /dev/shm): the root, /dev and every bind are read-only, so nothing
-    a program writes reaches the host's disk or outlives the sandbox."""
+    a program writes reaches the host's disk or outlives the sandbox.
+    ``binds``: more host paths to bind read-only (third-party packages)."""
     support = detect()
     assert support.bwrap is not None
     size = [] if disk_bytes is None else ["--size", str(disk_bytes)]
@@ -155,7 +157,7 @@ def bwrap_argv(argv: tuple[str, ...], env: dict[str, str], workdir: str,
            *size, "--tmpfs", "/tmp",
            "--info-fd", str(info_fd), "--block-fd", str(block_fd),
            "--clearenv"]
-    for path in _guest_binds():
+    for path in (*_guest_binds(), *binds):
         out += ["--ro-bind", path, path]
     out += [*size, "--tmpfs", workdir, "--chdir", workdir]
     for key, value in env.items():
@@ -282,7 +284,7 @@ async def launch(command: GuestCommand, workdir: str, limits: Limits, profile: S
     block_r, block_w = os.pipe()
     try:
         child = spawn(bwrap_argv(command.argv, command.env, workdir, 4, 5,
-                                 disk_bytes=limits.disk_bytes), {},
+                                 disk_bytes=limits.disk_bytes, binds=command.binds), {},
                       raw_output_bytes=raw_output_bytes, extra_fds=((info_w, 4), (block_r, 5)),
                       channel_type=channel_type)
     except BaseException:

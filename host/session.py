@@ -49,7 +49,7 @@ from tether.codec import (
 
 from .bindings import HostBinding
 from .channel import Channel
-from .guests import NODE_MIN_DATA, GuestCommand, Interpreters, guest_command
+from .guests import NODE_MIN_DATA, GuestCommand, Interpreters, Packages, guest_command
 from .limits import Limits
 from .output import CappedOutput
 from .pool import ReadyGuest
@@ -104,6 +104,7 @@ class Session:
         binding_threads: Executor | None = None,
         variables: dict[str, Any] | None = None,
         last_expression: bool = False,
+        packages: Packages = Packages(),  # noqa: B008 - frozen, shared safely
     ) -> None:
         """``ready`` is a warm guest to adopt instead of starting one;
         ``defer`` takes the teardown after a DONE, to finish after run() returns
@@ -115,6 +116,7 @@ class Session:
         self.source = source
         self.variables = variables
         self.last_expression = last_expression
+        self._packages = packages
         self.language = language
         self.bindings = bindings
         self.limits = limits
@@ -165,7 +167,8 @@ class Session:
             else:
                 assert cold_dir is not None
                 command = self._command or guest_command(
-                    self.language, cold_dir, self.limits, self._interpreters, self._env)
+                    self.language, cold_dir, self.limits, self._interpreters, self._env,
+                    packages=self._packages)
                 self._launched = await launch(command, cold_dir, self.limits, self._sandbox,
                                               self.limits.raw_output_bytes)
             child = self._launched.child

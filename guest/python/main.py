@@ -3,13 +3,17 @@
 Started by the host as::
 
     python -I -S -B .../guest/python/main.py --cwd DIR [--warm] [--path DIR]...
+        [--packages DIR] [--preload MODULE]...
     python -I -S -B .../guest/python/main.py --zygote isolate|plain [--path DIR]...
+        [--packages DIR] [--preload MODULE]...
 
 ``--path`` entries are where ``tether`` and ``cbor2`` live (``-S`` leaves
 site-packages off ``sys.path``); they are removed again before the program
-runs, so the program sees the standard library only. ``--warm`` (a guest
-that waits in a pool) loads asyncio before RUN instead of only for programs
-that import it.
+runs, so the program sees the standard library only, and the site-packages
+directory of ``--packages`` when one is given (its ``.pth`` files applied).
+``--warm`` (a guest that waits in a pool) loads asyncio before RUN instead
+of only for programs that import it, and imports the ``--preload`` modules;
+the fork server imports them in its template.
 """
 
 from __future__ import annotations
@@ -17,9 +21,13 @@ from __future__ import annotations
 import sys
 
 
+def _values(args: list[str], flag: str) -> list[str]:
+    return [args[i + 1] for i, a in enumerate(args) if a == flag]
+
+
 def _bootstrap() -> None:
     args = sys.argv[1:]
-    paths = [args[i + 1] for i, a in enumerate(args) if a == "--path"]
+    paths = _values(args, "--path")
     sys.path[:0] = paths
     try:
         from tether.guest.python import shim
@@ -29,8 +37,16 @@ def _bootstrap() -> None:
     finally:
         del sys.path[: len(paths)]
     del sys.argv[1:]
+    for packages in _values(args, "--packages"):
+        import site
+
+        site.addsitedir(packages)  # after tether's own paths are gone
+    preload = _values(args, "--preload")
     if "--zygote" in args:
-        zygote.main(args[args.index("--zygote") + 1] == "isolate")
+        zygote.main(args[args.index("--zygote") + 1] == "isolate", preload,
+                    _values(args, "--packages"))
+    if "--warm" in args:
+        shim.preload(preload)
     cwd = args[args.index("--cwd") + 1] if "--cwd" in args else None
     shim.main(cwd, warm="--warm" in args)
 

@@ -14,6 +14,7 @@ import signal
 import socket
 import sys
 import threading
+from collections.abc import Sequence
 from types import CodeType
 from typing import Any, Final, NoReturn
 
@@ -482,6 +483,20 @@ def rehearse() -> list[Any]:
     finally:
         sys.stdout, sys.stderr = stdout, stderr
     return channel.seen
+
+
+def preload(modules: Sequence[str]) -> None:
+    """Import ``modules`` before any run (the fork server's template, a warm
+    guest): a program that imports them then finds them loaded. A module
+    that fails to import is reported on stderr and left out; the program's
+    own import then raises the error where it can see it."""
+    import importlib
+
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # not ours to fix: the program sees it when it imports
+            sys.stderr.write(f"tether: cannot preload {name}: {type(exc).__name__}: {exc}\n")
 
 
 def main(cwd: str | None, warm: bool = False) -> None:
