@@ -70,19 +70,23 @@ class RunSession:
     cell does.
     """
 
+    #: The variables the next run starts with (values of the value model).
+    variables: dict[str, Any]
+    #: Every run's result, in order.
+    results: list[RunResult]
+
     def __init__(self, runtime: Runtime, variables: Mapping[str, Any] | None = None, *,
                  language: str = "python", bindings: BindingsArg = None,
                  limits: Limits | None = None, sandbox: Sandbox | str | None = None,
                  last_expression: bool = False) -> None:
         self._runtime = runtime
-        self.variables: dict[str, Any] = dict(variables or {})
+        self.variables = dict(variables or {})
         self.language = language
         self.bindings = bindings
         self.limits = limits
         self.sandbox = sandbox
         self.last_expression = last_expression
-        #: Every result, in order.
-        self.results: list[RunResult] = []
+        self.results = []
 
     async def run(self, source: str, *, language: str | None = None,
                   bindings: BindingsArg = None, limits: Limits | None = None,
