@@ -91,6 +91,16 @@ class Packages:
                    node=None if node is None else node_modules(node),
                    preload=tuple(preload))
 
+    def python_modules(self) -> tuple[str, ...]:
+        """The top-level modules programs can import from ``python`` (for
+        describing a Runtime to a model), private names left out."""
+        if self.python is None:
+            return ()
+        import pkgutil
+
+        return tuple(sorted({m.name for m in pkgutil.iter_modules([self.python])
+                             if not m.name.startswith("_")}))
+
 
 def site_packages(path: str | os.PathLike[str], interpreter: str) -> str:
     """The site-packages directory of ``path``: a virtual environment (its

@@ -144,3 +144,11 @@ def test_node_packages_are_required_by_programs(tmp_path: Path) -> None:
     result = asyncio.run(go())
     assert result.ok, result.error
     assert result.value == 42
+
+
+def test_the_importable_modules_are_listed_for_describing_the_runtime(venv: Path) -> None:
+    from tether.host.guests import Packages
+
+    packages = Packages.prepare(venv, None, (), sys.executable)
+    assert "tinypkg" in packages.python_modules()
+    assert Packages().python_modules() == ()
