@@ -69,6 +69,7 @@ const state = {
   decoder: new FrameDecoder(),
   run: null,
   globalsBefore: new Set(), // the global object's names before the program ran
+  reserved: new Map(), // RUN's variables whose names JavaScript reserves
   capture: null, // () => [[name, getter]...] of the program's top-level names (§7.9)
 };
 
@@ -296,8 +297,10 @@ function collectVariables(size) {
   let itemsLeft = valueItems(Math.max(budget, 0));
   const variables = new Map();
   const reasons = [];
-  const getters = state.capture ? state.capture() : [...state.run.variables.keys()].map(
-    (name) => [name, () => fromWire(state.run.variables.get(name))]);
+  const getters = state.capture ? state.capture() : [...state.run.variables.keys()]
+    .filter((name) => !state.reserved.has(name))
+    .map((name) => [name, () => fromWire(state.run.variables.get(name))]);
+  for (const [name, value] of state.reserved) getters.push([name, () => fromWire(value)]);
   const declared = new Set(getters.map(([name]) => name));
   for (const name of Object.getOwnPropertyNames(globalThis)) { // `x = 1` without a declaration
     if (!state.globalsBefore.has(name) && !declared.has(name)) {
@@ -389,6 +392,15 @@ function cancel(reason) {
   process.exit(0);
 }
 
+function isParameterName(name) {
+  try {
+    new Function(name, ''); // eslint-disable-line no-new-func -- compiles, runs nothing
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function start(run) {
   if (!LANGUAGES.includes(run.language)) {
     throw new ProtocolError(CODES.LANGUAGE_UNSUPPORTED, `cannot run ${run.language}`);
@@ -404,7 +416,13 @@ function start(run) {
     ['BindingError', BindingError],
   ]);
   for (const binding of run.bindings) scope.set(binding.name, makeBinding(binding.name));
-  const variables = run.variables ?? new Map();
+  const variables = new Map();
+  for (const [name, value] of run.variables ?? []) {
+    // A name JavaScript reserves (`default`, from a Python run) cannot be in
+    // scope; it goes back in DONE as it came.
+    if (isParameterName(name)) variables.set(name, value);
+    else state.reserved.set(name, value);
+  }
   for (const [name, value] of variables) scope.set(name, fromWire(value));
   const capture = run.variables !== undefined;
   state.globalsBefore = new Set(Object.getOwnPropertyNames(globalThis));

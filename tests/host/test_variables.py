@@ -226,3 +226,10 @@ def test_a_javascript_directive_still_applies() -> None:
     result = run("'use strict'\ntry { undeclared = 1 } catch (e) { return e.name }",
                  language="javascript", variables={})
     assert result.value == "ReferenceError"
+
+
+def test_a_name_javascript_reserves_passes_through_a_javascript_run() -> None:
+    result = run("const seen = typeof globalThis.default\nreturn 1", language="javascript",
+                 variables={"default": 3, "fine": 1})
+    assert result.ok, result.error
+    assert result.variables == {"default": 3, "fine": 1, "seen": "undefined"}
