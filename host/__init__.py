@@ -7,12 +7,13 @@ from .pool import PoolConfig
 from .result import OutputChunk, RunError, RunResult, RunStats, Status
 from .runtime import Runtime
 from .sandbox import Sandbox, SandboxUnavailable
-from .sync import SyncRuntime
+from .sync import SyncRunSession, SyncRuntime
 from .variables import RunSession
 
 __all__ = [
     "GuestUnavailable", "HostBinding", "Limits",
     "OutputChunk", "PoolConfig", "RunError", "RunResult", "RunStats",
-    "RunSession", "Runtime", "Sandbox", "SandboxUnavailable", "Status", "SyncRuntime",
+    "RunSession", "Runtime", "Sandbox", "SandboxUnavailable", "Status",
+    "SyncRunSession", "SyncRuntime",
     "prepare_bindings",
 ]

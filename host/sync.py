@@ -15,6 +15,7 @@ from .pool import PoolConfig
 from .result import RunResult
 from .runtime import Runtime
 from .sandbox import Sandbox
+from .variables import RunSession
 
 _T = TypeVar("_T")
 
@@ -97,6 +98,15 @@ class SyncRuntime:
             source, language=language, bindings=bindings, limits=limits, sandbox=sandbox,
             variables=variables, last_expression=last_expression))
 
+    def session(self, variables: Mapping[str, Any] | None = None, *,
+                language: str = "python", bindings: BindingsArg = None,
+                limits: Limits | None = None, sandbox: Sandbox | str | None = None,
+                last_expression: bool = False) -> SyncRunSession:
+        """``Runtime.session``, blocking: a :class:`SyncRunSession`."""
+        return SyncRunSession(self, RunSession(
+            self.runtime, variables, language=language, bindings=bindings, limits=limits,
+            sandbox=sandbox, last_expression=last_expression))
+
     def close(self) -> None:
         """End runs still going (status ``cancelled``), stop the warm guests
         and the loop's thread. Calling it again does nothing."""
@@ -120,3 +130,41 @@ class SyncRuntime:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+class SyncRunSession:
+    """A :class:`RunSession` for blocking callers, made by
+    :meth:`SyncRuntime.session`: ``run()`` blocks; ``variables``, ``results``
+    and ``save()`` are the session's."""
+
+    def __init__(self, runtime: SyncRuntime, session: RunSession) -> None:
+        self._runtime = runtime
+        self._session = session
+
+    @property
+    def variables(self) -> dict[str, Any]:
+        """The variables the next run starts with."""
+        return self._session.variables
+
+    @property
+    def results(self) -> list[RunResult]:
+        """Every run's result, in order."""
+        return self._session.results
+
+    def run(self, source: str, *, language: str | None = None, bindings: BindingsArg = None,
+            limits: Limits | None = None, last_expression: bool | None = None) -> RunResult:
+        """``RunSession.run``, blocking."""
+        return self._runtime._call(self._session.run(
+            source, language=language, bindings=bindings, limits=limits,
+            last_expression=last_expression))
+
+    def save(self) -> dict[str, Any]:
+        """The variables as plain data (``RunSession.save``)."""
+        return self._session.save()
+
+    def __enter__(self) -> SyncRunSession:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        return None

@@ -10,7 +10,7 @@ __version__ = "0.1.0"
 
 __all__ = ["GuestUnavailable", "Limits", "OutputChunk", "PoolConfig", "RunError", "RunResult",
            "RunSession", "RunStats", "Runtime", "Sandbox", "SandboxUnavailable", "Status",
-           "SyncRuntime", "__version__"]
+           "SyncRunSession", "SyncRuntime", "__version__"]
 
 if TYPE_CHECKING:
     from .host import (
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         Sandbox,
         SandboxUnavailable,
         Status,
+        SyncRunSession,
         SyncRuntime,
     )
 

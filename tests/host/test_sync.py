@@ -84,3 +84,11 @@ def test_a_sync_runtime_cannot_be_used_from_its_own_loop() -> None:
         result = rt.run("return await inner()", bindings={"inner": from_the_loop})
         assert result.error is not None and "own loop" in result.error.message
         assert rt.run("return await f()", bindings={"f": nested}).value == 1
+
+
+def test_a_blocking_session_threads_the_variables() -> None:
+    with SyncRuntime(pool=PoolConfig(size=1)) as rt, rt.session() as s:
+        s.run("n = 20")
+        s.run("n = n * 2")
+        assert s.run("n + 2", last_expression=True).value == 42
+        assert s.save() == {"n": 40} and len(s.results) == 3
