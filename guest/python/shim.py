@@ -412,6 +412,10 @@ def collect_variables(names: list[tuple[str, Any]], budget: int, max_depth: int
         if variable_name_problem(name) is not None:
             reasons.append((name, f"the name {variable_name_problem(name)}"))
             continue
+        if _surely_over(value, budget, items_left):  # not converted: it could take long
+            reasons.append((name, f"$: is over what is left of variables_bytes "
+                                  f"({max(budget, 0)} bytes, {items_left} values)"))
+            continue
         try:
             wire, plain = to_wire_plain(value, max_depth)
         except ValueModelError as exc:
@@ -435,6 +439,30 @@ def collect_variables(names: list[tuple[str, Any]], budget: int, max_depth: int
             dropped[name] = reason
             budget -= cost
     return variables, dropped
+
+
+def _surely_over(value: Any, budget: int, items: int) -> bool:
+    """Whether ``value`` holds more than ``items`` items or more than
+    ``budget`` bytes of text, looking at no more than that many items."""
+    stack = [value]
+    try:
+        while stack:
+            item = stack.pop()
+            items -= 1
+            if items < 0:
+                return True
+            if isinstance(item, str | bytes | bytearray):
+                budget -= len(item)
+                if budget < 0:
+                    return True
+            elif isinstance(item, dict):
+                stack.extend(item.values())
+                items -= len(item)
+            elif isinstance(item, list | tuple):
+                stack.extend(item)
+    except Exception:  # the value's own code failed: the conversion will say so
+        return False
+    return False
 
 
 class _Rehearsal:

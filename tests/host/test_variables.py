@@ -233,3 +233,11 @@ def test_a_name_javascript_reserves_passes_through_a_javascript_run() -> None:
                  variables={"default": 3, "fine": 1})
     assert result.ok, result.error
     assert result.variables == {"default": 3, "fine": 1, "seen": "undefined"}
+
+
+def test_a_huge_variable_is_left_out_without_converting_it() -> None:
+    result = run("rows = list(range(10_000_000))\nsmall = 1", variables={},
+                 limits=Limits(variables_bytes=4096, timeout=20))
+    assert result.ok, result.error
+    assert result.variables == {"small": 1}
+    assert "over what is left of variables_bytes" in result.dropped_variables["rows"]
