@@ -321,6 +321,10 @@ function collectVariables(size) {
       reasons.push([name, `the name ${problem}`]);
       continue;
     }
+    if (surelyOver(value, budget, itemsLeft)) { // not converted: it could take long
+      reasons.push([name, `$: is over what is left of variables_bytes (${Math.max(budget, 0)} bytes, ${itemsLeft} values)`]);
+      continue;
+    }
     let wire;
     try {
       wire = toWire(value, depth);
@@ -390,6 +394,28 @@ function cancel(reason) {
     finish({ error: { type: 'Cancelled', message: `the run was cancelled: ${reason}`, traceback: '' } });
   }
   process.exit(0);
+}
+
+/** Whether `value` holds more than `items` items or `budget` bytes of text, looking at no more. */
+function surelyOver(value, budget, items) {
+  const stack = [value];
+  try {
+    while (stack.length > 0) {
+      const item = stack.pop();
+      if (--items < 0) return true;
+      if (typeof item === 'string' || item instanceof Uint8Array) {
+        budget -= item.length;
+        if (budget < 0) return true;
+      } else if (item !== null && typeof item === 'object' && !(item instanceof Map)) {
+        const values = Array.isArray(item) ? item : Object.values(item);
+        if (!Array.isArray(item)) items -= values.length; // the keys
+        for (let i = 0; i < values.length && i <= items; i++) stack.push(values[i]);
+      }
+    }
+  } catch {
+    return false; // a getter threw: the conversion says so
+  }
+  return false;
 }
 
 function isParameterName(name) {

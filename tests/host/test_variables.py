@@ -241,3 +241,12 @@ def test_a_huge_variable_is_left_out_without_converting_it() -> None:
     assert result.ok, result.error
     assert result.variables == {"small": 1}
     assert "over what is left of variables_bytes" in result.dropped_variables["rows"]
+
+
+def test_a_huge_javascript_variable_is_left_out_without_converting_it() -> None:
+    result = run("const rows = Array.from({length: 1e6}, (_, i) => i)\nconst small = 1",
+                 language="javascript", variables={},
+                 limits=Limits(variables_bytes=4096, timeout=20))
+    assert result.ok, result.error
+    assert result.variables == {"small": 1}
+    assert "over what is left of variables_bytes" in result.dropped_variables["rows"]
