@@ -45,6 +45,7 @@ from tether.codec import (
     exceeds_value_items,
     to_wire_plain,
     value_items,
+    variable_name_problem,
 )
 
 from .bindings import HostBinding
@@ -353,8 +354,28 @@ class Session:
         ending = self._ending_of(done)
         if done.variables is None:
             return ending
+        problem = self._variables_problem(done)
+        if problem is not None:  # a forged DONE must not break the next run's RUN
+            return Ending(Status.PROTOCOL_ERROR, RunError(
+                "ProtocolError", f"the guest broke the protocol: {problem}"),
+                killed_after_done=True)
         return dataclasses.replace(ending, variables=done.variables,
                                    dropped_variables=done.dropped)
+
+    def _variables_problem(self, done: Done) -> str | None:
+        """How DONE's variables break R-VARS-4/5, or None."""
+        assert done.variables is not None
+        for name in done.variables:
+            problem = variable_name_problem(name)
+            if problem is not None:
+                return f"DONE.variables: {name!r} {problem}"
+        budget = self.limits.variables_bytes
+        if self._conn.last_payload_size > budget:  # else they surely fit
+            size = len(encode_payload({"dropped": done.dropped or {},
+                                       "variables": done.variables})) - 1
+            if size > budget:
+                return f"DONE's variables take {size} bytes, over variables_bytes ({budget})"
+        return None
 
     def _ending_of(self, done: Done) -> Ending:
         if done.error is None:

@@ -17,7 +17,7 @@ from tether.codec import (
     variable_name_problem,
 )
 
-from .bindings import BindingsArg
+from .bindings import BindingsArg, prepare_bindings
 from .limits import Limits
 from .result import RunResult
 from .sandbox import Sandbox
@@ -92,18 +92,23 @@ class RunSession:
                   bindings: BindingsArg = None, limits: Limits | None = None,
                   last_expression: bool | None = None) -> RunResult:
         """Run ``source`` with the session's variables; the arguments
-        default to the session's own."""
+        default to the session's own. A variable named as one of this run's
+        bindings is not passed to it (the binding takes the name) and is
+        kept for later runs."""
+        bindings = bindings if bindings is not None else self.bindings
+        names = set(prepare_bindings(bindings))
+        withheld = {k: v for k, v in self.variables.items() if k in names}
         result = await self._runtime.run(
             source,
             language=language or self.language,
-            bindings=bindings if bindings is not None else self.bindings,
+            bindings=bindings,
             limits=limits or self.limits,
             sandbox=self.sandbox,
-            variables=self.variables,
+            variables={k: v for k, v in self.variables.items() if k not in names},
             last_expression=self.last_expression if last_expression is None else last_expression,
         )
         if result.variables is not None:
-            self.variables = dict(result.variables)
+            self.variables = {**withheld, **result.variables}
         self.results.append(result)
         return result
 

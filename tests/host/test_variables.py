@@ -10,8 +10,9 @@ from typing import Any, TypeVar
 import pytest
 
 from tether import Limits, RunResult, RunSession
+from tether.codec import FrameType, encode_frame, encode_payload
 
-from .conftest import _Shared, pick, run
+from .conftest import _Shared, pick, run, write_fd3
 
 _T = TypeVar("_T")
 
@@ -250,3 +251,30 @@ def test_a_huge_javascript_variable_is_left_out_without_converting_it() -> None:
     assert result.ok, result.error
     assert result.variables == {"small": 1}
     assert "over what is left of variables_bytes" in result.dropped_variables["rows"]
+
+
+@pytest.mark.parametrize("variables", [{"_evil": 1}, {"a b": 1}, {"big": "x" * 5000}])
+def test_a_forged_done_with_bad_variables_is_a_protocol_error(lang: str,
+                                                              variables: dict[str, Any]) -> None:
+    done = encode_frame(FrameType.DONE, encode_payload(
+        {"value": None, "dropped": {}, "variables": variables}))
+    result = run(write_fd3(lang, done) + pick(lang, python="import time\ntime.sleep(5)",
+                                              javascript="await new Promise(() => {})"),
+                 language=lang, variables={}, limits=Limits(variables_bytes=1000, timeout=10))
+    assert result.status == "protocol_error", result
+    assert result.variables is None
+
+
+def test_a_session_keeps_a_variable_a_later_binding_shadows() -> None:
+    def total() -> int:
+        return 7
+
+    async def go() -> tuple[RunResult, dict[str, Any]]:
+        async with _session() as s:
+            await s.run("total = 1\nother = 2")
+            shadowed = await s.run("return await total()", bindings={"total": total})
+            return shadowed, s.variables
+
+    result, variables = _on_loop(go())
+    assert result.value == 7
+    assert variables == {"total": 1, "other": 2}
