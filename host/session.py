@@ -41,6 +41,7 @@ from tether.codec import (
     Run,
     State,
     ValueModelError,
+    count_items,
     encode_payload,
     exceeds_value_items,
     to_wire_plain,
@@ -370,11 +371,15 @@ class Session:
             if problem is not None:
                 return f"DONE.variables: {name!r} {problem}"
         budget = self.limits.variables_bytes
-        if self._conn.last_payload_size > budget:  # else they surely fit
-            size = len(encode_payload({"dropped": done.dropped or {},
-                                       "variables": done.variables})) - 1
-            if size > budget:
-                return f"DONE's variables take {size} bytes, over variables_bytes ({budget})"
+        items = value_items(budget)
+        if self._conn.last_payload_size > min(budget, items):  # else they surely fit
+            payload = encode_payload({"dropped": done.dropped or {},
+                                      "variables": done.variables})
+            if len(payload) - 1 > budget:
+                return (f"DONE's variables take {len(payload) - 1} bytes, over "
+                        f"variables_bytes ({budget})")
+            if count_items(payload, items + 3) > items + 3:  # the map, its two keys
+                return f"DONE's variables hold more than {items} values"
         return None
 
     def _ending_of(self, done: Done) -> Ending:

@@ -345,9 +345,10 @@ function collectVariables(size) {
   const dropped = new Map();
   for (const [name, reason] of reasons) { // after the values: the values matter more
     const cost = encodePayload(new Map([[name, reason]])).length;
-    if (cost <= budget) {
+    if (cost <= budget && itemsLeft >= 2) { // its name and its reason
       dropped.set(name, reason);
       budget -= cost;
+      itemsLeft -= 2;
     }
   }
   return { dropped, variables };

@@ -435,9 +435,10 @@ def collect_variables(names: list[tuple[str, Any]], budget: int, max_depth: int
         items_left -= items - 1
     for name, reason in reasons:  # after the values: the values matter more
         cost = len(encode_payload({name: reason}))
-        if cost <= budget:
+        if cost <= budget and items_left >= 2:  # its name and its reason
             dropped[name] = reason
             budget -= cost
+            items_left -= 2
     return variables, dropped
 
 

@@ -278,3 +278,20 @@ def test_a_session_keeps_a_variable_a_later_binding_shadows() -> None:
     result, variables = _on_loop(go())
     assert result.value == 7
     assert variables == {"total": 1, "other": 2}
+
+
+def test_a_forged_done_with_too_many_values_is_a_protocol_error() -> None:
+    done = encode_frame(FrameType.DONE, encode_payload(
+        {"value": None, "dropped": {}, "variables": {"many": [0] * 2000}}))
+    result = run(write_fd3("python", done) + "import time\ntime.sleep(5)", variables={},
+                 limits=Limits(variables_bytes=4096, timeout=10))
+    assert result.status == "protocol_error", result
+
+
+def test_many_dropped_names_stay_within_the_bounds(lang: str) -> None:
+    source = pick(lang, python="for i in range(3000):\n    globals()[f'v{i}'] = {i}",
+                  javascript="for (let i = 0; i < 3000; i++) globalThis['v' + i] = new Set()")
+    result = run(source, language=lang, variables={},
+                 limits=Limits(variables_bytes=65536))
+    assert result.ok, result.error
+    assert 0 < len(result.dropped_variables) < 3000
