@@ -34,6 +34,7 @@ from .messages import (
     MESSAGE_TYPES,
     PROTOCOL_VERSION,
     Call,
+    Done,
     Error,
     Hello,
     Message,
@@ -100,6 +101,7 @@ class Connection:
         self._failure: RemoteProtocolError | None = None
         self._last_call_id = 0
         self._in_flight: set[int] = set()
+        self._variables = False  # RUN carried variables: DONE must too (R-VARS-3)
         #: Payload size of the last frame received (it bounds any value in it).
         self.last_payload_size = 0
 
@@ -218,7 +220,16 @@ class Connection:
         if isinstance(message, Run):
             self._decoder.max_frame_bytes = message.limits.frame_bytes
             self.max_depth = message.limits.max_depth
-            self.max_items = value_items(message.limits.value_bytes) + ENVELOPE_ITEMS
+            # DONE may carry the variables beside the value (R-VARS-5).
+            self.max_items = value_items(message.limits.value_bytes
+                                         + (message.limits.variables_bytes or 0)) + ENVELOPE_ITEMS
+            self._variables = message.variables is not None
+        elif isinstance(message, Done):
+            cancelled = message.error is not None and message.error.type == "Cancelled"
+            if (message.variables is not None) != self._variables and not (
+                    cancelled and message.variables is None):  # R-VARS-3
+                raise error(ErrorCode.INVALID_MESSAGE, "DONE has variables exactly when RUN "
+                                                       "had them (but for a cancelled run)")
         elif isinstance(message, Call):
             if message.id <= self._last_call_id:
                 raise error(
