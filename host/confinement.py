@@ -60,19 +60,22 @@ def _outermost(*paths: str) -> list[str]:
     return [p for p in real if not any(p.startswith(q.rstrip("/") + "/") for q in real)]
 
 
-def options(seccomp: bytes, *, landlock: bool) -> tuple[str, ...]:
-    """The confinement options of guest/python/confine.py."""
+def options(seccomp: bytes, *, landlock: bool, read: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The confinement options of guest/python/confine.py; ``read``: more
+    paths a guest may read (third-party packages)."""
     out: tuple[str, ...] = ("--seccomp", seccomp.hex()) if seccomp else ()
     if landlock and landlock_version() > 0:
         out += _landlock_options()
+        for path in _outermost(*read):
+            out += ("--landlock-read", path)
     return out
 
 
 def process_argv(argv: tuple[str, ...], workdir: str, seccomp: bytes, *, landlock: bool,
-                 confines_itself: bool) -> tuple[str, ...]:
+                 confines_itself: bool, read: tuple[str, ...] = ()) -> tuple[str, ...]:
     """``argv`` under ``process``: with the options appended for a guest that
     confines itself, else behind the launcher."""
-    own = options(seccomp, landlock=landlock)
+    own = options(seccomp, landlock=landlock, read=read)
     if not own:
         return argv
     if confines_itself:

@@ -109,8 +109,29 @@ class Packages:
             return ()
         import pkgutil
 
-        return tuple(sorted({m.name for m in pkgutil.iter_modules([self.python])
+        places = [self.python]
+        for pth in sorted(Path(self.python).glob("*.pth")):  # what site.addsitedir adds
+            for raw in pth.read_text(errors="replace").splitlines():
+                line = raw.strip()
+                if line and not line.startswith(("#", "import ", "import\t")):
+                    places.append(str(Path(self.python, line)))
+        return tuple(sorted({m.name for m in pkgutil.iter_modules(places)
                              if not m.name.startswith("_")}))
+
+    def node_modules(self) -> tuple[str, ...]:
+        """The packages programs can ``require`` from ``node`` (``@scope/name``
+        for scoped ones), hidden directories left out."""
+        if self.node is None:
+            return ()
+        names = []
+        for entry in sorted(Path(self.node).iterdir()):
+            if entry.name.startswith("."):
+                continue
+            if entry.name.startswith("@") and entry.is_dir():
+                names += [f"{entry.name}/{sub.name}" for sub in sorted(entry.iterdir())]
+            elif entry.is_dir():
+                names.append(entry.name)
+        return tuple(names)
 
 
 def site_packages(path: str | os.PathLike[str], interpreter: str) -> str:
@@ -226,11 +247,11 @@ def zygote_command(workdir: str, mode: str, interpreters: Interpreters,
     """The CPython fork server (host/zygote.py); ``mode`` is isolate or plain.
     The template itself runs unconfined (it makes each run's namespaces);
     the options in its argv are for every guest it forks."""
+    binds = (packages.python,) if packages.python else ()
     argv = [*_python_argv(interpreters, packages), "--zygote", mode,
-            *confinement.options(seccomp, landlock=mode == "plain")]
+            *confinement.options(seccomp, landlock=mode == "plain", read=binds)]
     for module in packages.preload:
         argv += ["--preload", module]
-    binds = (packages.python,) if packages.python else ()
     return GuestCommand(tuple(argv), guest_env(workdir, env), binds=binds)
 
 

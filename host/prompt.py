@@ -33,9 +33,14 @@ available through `require`; use `Promise.all` to make calls concurrently.
 LANGUAGES = ("python", "javascript", "typescript")
 
 
-def contract(language: str, limits: Limits) -> str:
+def contract(language: str, limits: Limits, modules: Iterable[str] = ()) -> str:
+    """``modules``: third-party packages a program may import besides the
+    standard library (the Runtime's ``python_packages`` or ``node_packages``)."""
     text = _PYTHON if language == "python" else _JAVASCRIPT.format(
         language="TypeScript" if language == "typescript" else "JavaScript")
+    names = sorted(modules)
+    if names:
+        text += f"Also importable: {', '.join(names)}.\n"
     return text + (
         f"Limits: {limits.timeout:g} s in all, {limits.output_bytes} bytes of output, "
         f"{limits.value_bytes} bytes per value, {limits.max_calls_in_flight} calls at a time.\n")
@@ -58,7 +63,7 @@ LOOKUP = "describe_binding"
 
 
 def text(descriptions: Iterable[Description], language: str, limits: Limits, *,
-         summary_only: bool = False) -> str:
+         summary_only: bool = False, modules: Iterable[str] = ()) -> str:
     """The whole text: the contract, then the declarations (or, with
     ``summary_only``, the names and one-line summaries, and how to read a
     declaration: the run must then include the binding :func:`lookup` makes,
@@ -70,10 +75,10 @@ def text(descriptions: Iterable[Description], language: str, limits: Limits, *,
     fence = "python" if language == "python" else "typescript"
     if summary_only:
         argument = f'"{descriptions[0].identifier}"' if descriptions else '"name"'
-        return (contract(language, limits) + "\nFunctions (only their names are shown: "
+        return (contract(language, limits, modules) + "\nFunctions (only their names are shown: "
                 f"`await {LOOKUP}({argument})` returns one's full declaration as text; "
                 "read it before calling a function):\n" + summaries(descriptions))
-    return (contract(language, limits) + f"\nDeclarations:\n```{fence}\n"
+    return (contract(language, limits, modules) + f"\nDeclarations:\n```{fence}\n"
             + declarations(descriptions, language) + "```\n")
 
 

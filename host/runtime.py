@@ -260,10 +260,12 @@ class Runtime:
         """The text to give the model: the program contract for ``language``
         (with ``limits``, default this Runtime's) and the bindings'
         declarations, or with ``summary_only`` their names and one-line
-        summaries. Raises ValueError/TypeError for bindings that cannot be
-        described."""
+        summaries; the third-party packages programs may import are named.
+        Raises ValueError/TypeError for bindings that cannot be described."""
+        modules = self._packages.python_modules() if language == "python" \
+            else self._packages.node_modules()
         return prompt.text(describe_bindings(bindings), language, limits or self.limits,
-                           summary_only=summary_only)
+                           summary_only=summary_only, modules=modules)
 
     def _defer(self, teardown: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(teardown)

@@ -289,7 +289,8 @@ async def launch(command: GuestCommand, workdir: str, limits: Limits, profile: S
     if profile is Sandbox.PROCESS:
         argv = confinement.process_argv(command.argv, workdir, command.seccomp,
                                         landlock=command.landlock,
-                                        confines_itself=command.confines_itself)
+                                        confines_itself=command.confines_itself,
+                                        read=command.binds)
         child = spawn(argv, command.env, raw_output_bytes=raw_output_bytes,
                       channel_type=channel_type)
         _lower_priority(os.PRIO_PGRP, child.pid)  # every thread it has (its own group)

@@ -152,3 +152,19 @@ def test_the_importable_modules_are_listed_for_describing_the_runtime(venv: Path
     packages = Packages.prepare(venv, None, (), sys.executable)
     assert "tinypkg" in packages.python_modules()
     assert Packages().python_modules() == ()
+
+
+def test_the_model_is_told_what_it_may_import(venv: Path, tmp_path: Path) -> None:
+    (tmp_path / "node_modules" / "tinyjs").mkdir(parents=True)
+    rt = Runtime(python_packages=venv, node_packages=tmp_path, pool=None)
+    assert "Also importable: tinyextra, tinypkg." in rt.describe({}, language="python")
+    assert "Also importable: tinyjs." in rt.describe({}, language="javascript")
+    assert "Also importable" not in Runtime(pool=None).describe({}, language="python")
+
+
+@pytest.mark.filterwarnings("ignore:tether. sandbox='process'")
+@pytest.mark.parametrize("mode", list(START_MODES))
+def test_packages_under_the_process_profile(venv: Path, mode: str) -> None:
+    [result] = _runs(["import tinypkg\nreturn tinypkg.double(21)"], python_packages=venv,
+                     pool=START_MODES[mode], sandbox="process")
+    assert (result.status, result.value) == ("ok", 42), result.error
