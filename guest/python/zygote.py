@@ -39,6 +39,7 @@ import select
 import signal
 import socket
 import struct
+import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -62,8 +63,10 @@ _PR_SET_NO_NEW_PRIVS = 38
 _CAP_VERSION_3 = 0x20080522
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV = 0x1, 0x2, 0x4
 _MS_REMOUNT, _MS_BIND, _MS_REC = 0x20, 0x1000, 0x4000
-#: Package directories on the guests' import path (bound read-only by bwrap).
-_PACKAGES: list[str] = []
+#: Directories bwrap bound read-only for the template that the guests read
+#: later (the interpreter, tether and cbor2, packages): those under /tmp or
+#: /dev/shm are bound again over each run's fresh tmpfs.
+_BOUND: list[str] = []
 #: Thread-pool sizes of numerical libraries (OpenBLAS, OpenMP, MKL): 1 in a
 #: template that preloads, unless the Runtime's env says otherwise.
 _THREAD_POOLS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -242,13 +245,15 @@ def _become_guest(fds: list[int], workdir: str, confinement: confine.Confinement
 
 def _private_mounts(workdir: str, disk_bytes: int) -> None:
     """The run's only writable places, each a tmpfs of its own of at most
-    ``disk_bytes`` (0: unbounded), and an empty read-only /proc. Package
-    directories the template was given under /tmp or /dev/shm are bound
+    ``disk_bytes`` (0: unbounded), and an empty read-only /proc. What the
+    template has bound under /tmp or /dev/shm (its code, packages) is bound
     again, read-only, on the new tmpfs."""
     flags = _MS_NOSUID | _MS_NODEV
     options = b"mode=0755" + (b",size=%d" % disk_bytes if disk_bytes else b"")
-    covered = [(path, os.open(path, os.O_PATH | os.O_DIRECTORY)) for path in _PACKAGES
-               if path.startswith(("/tmp/", "/dev/shm/"))]
+    under = [p for p in _BOUND if p.startswith(("/tmp/", "/dev/shm/")) and os.path.isdir(p)]
+    outermost = [p for p in sorted(set(under))
+                 if not any(p.startswith(q + "/") for q in under if q != p)]
+    covered = [(path, os.open(path, os.O_PATH | os.O_DIRECTORY)) for path in outermost]
     for target in ("/tmp", "/dev/shm", "/proc", workdir):
         if target == workdir:  # it may have been under the /tmp just covered
             os.makedirs(workdir, exist_ok=True)
@@ -277,9 +282,16 @@ def _drop_capabilities() -> None:
 
 def main(isolate: bool, confinement: confine.Confinement, preload: Sequence[str] = (),
          packages: Sequence[str] = ()) -> NoReturn:
+    import cbor2
+
+    import tether
+
     from . import aio  # noqa: F401 - every forked guest starts with asyncio loaded
 
-    _PACKAGES.extend(packages)
+    guest = os.path.dirname(os.path.dirname(os.path.realpath(shim.__file__)))
+    _BOUND.extend(os.path.realpath(p) for p in (
+        sys.base_prefix, os.path.dirname(cbor2.__file__), os.path.dirname(tether.__file__),
+        guest, os.path.dirname(os.path.realpath(tether.codec.__file__)), *packages))
 
     # Third-party modules the runs will import: loaded once, here. Each
     # guest gets the template's pages copy-on-write, so what a program
