@@ -270,8 +270,10 @@ class GuestPool:
             return  # the next run starts cold and shows the real error
         finally:
             self._starting -= 1
-        if self._closed:
+        if self._closed or self._idle is None:  # closed, or let go while it started
             await discard(guest)
+            if not self._closed and self._idle is None and not self._starting:
+                self._starter.idle()
         else:
             self._ready.append(guest)
 
