@@ -294,7 +294,11 @@ def _walk(payload: bytes, pos: int, limit: int) -> tuple[int, int]:
     it. IndexError where the payload ends inside the item."""
     remaining, count = 1, 0
     while remaining:
-        major, argument, pos = _head(payload, pos)
+        initial = payload[pos]
+        if initial & 0x1F < 24:  # the argument in the initial byte: most items
+            major, argument, pos = initial >> 5, initial & 0x1F, pos + 1
+        else:
+            major, argument, pos = _head(payload, pos)
         remaining -= 1
         if major == 6:
             remaining += 1  # the tag's content is the item
