@@ -15,7 +15,6 @@ import functools
 import logging
 import signal
 import sys
-import tempfile
 from collections.abc import Callable, Coroutine, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -26,7 +25,6 @@ from tether.codec import (
     Call,
     CallError,
     Cancel,
-    Connection,
     Done,
     Error,
     ErrorCode,
@@ -37,7 +35,6 @@ from tether.codec import (
     ProtocolError,
     RemoteProtocolError,
     Result,
-    Role,
     Run,
     State,
     ValueModelError,
@@ -52,14 +49,13 @@ from tether.codec import (
 
 from .bindings import HostBinding
 from .channel import Channel
-from .guests import NODE_MIN_DATA, GuestCommand, Interpreters, Packages, guest_command
+from .guests import NODE_MIN_DATA
+from .launch import GuestProcess, StartedGuest, cpu_seconds, memory_use
 from .limits import Limits
 from .output import CappedOutput
-from .pool import ReadyGuest
-from .process import Child, remove_tree
-from .reader import STEP_BYTES, Reader, between_steps, decoding
+from .process import Child
+from .reader import Reader, between_steps, decoding
 from .result import RunError, RunResult, RunStats, Status
-from .sandbox import Launched, Sandbox, cpu_seconds, launch, memory_use
 from .threads import WorkerThreads
 
 
@@ -100,48 +96,33 @@ class Session:
         language: str,
         bindings: Mapping[str, HostBinding],
         limits: Limits,
+        guest: StartedGuest,
         *,
-        interpreters: Interpreters,
-        env: Mapping[str, str] | None = None,
-        sandbox: Sandbox = Sandbox.PROCESS,
-        ready: ReadyGuest | None = None,
         defer: Callable[[Coroutine[Any, Any, None]], None] | None = None,
-        command: GuestCommand | None = None,
         wire_tap: Callable[[str, bytes], None] | None = None,
         binding_threads: Executor | None = None,
-        seccomp: bytes = b"",
         variables: dict[str, Any] | None = None,
         last_expression: bool = False,
-        packages: Packages = Packages(),  # noqa: B008 - frozen, shared safely
     ) -> None:
-        """``ready`` is a warm guest to adopt instead of starting one;
+        """``guest`` is the started guest the run uses (and ends with it);
         ``defer`` takes the teardown after a DONE, to finish after run() returns
         (without it, run() returns only once everything is reaped).
-        ``command`` replaces the language's guest and ``wire_tap`` sees every
-        byte on fd 3: both exist for the conformance runner and recorder.
+        ``wire_tap`` sees every byte on fd 3 (the conformance runner and
+        recorder).
         ``binding_threads`` runs sync bindings (default: a pool of this run's own).
-        ``seccomp``: the filter a guest started here runs under.
         ``variables`` (wire values) and ``last_expression`` go into RUN (§7.9)."""
         self.source = source
         self.variables = variables
         self.last_expression = last_expression
-        self._packages = packages
         self.language = language
         self.bindings = bindings
         self.limits = limits
-        self._interpreters = interpreters
-        self._env = env
-        self._sandbox = sandbox
-        self._ready = ready
-        self._launched: Launched | None = None
+        self._guest = guest
+        self._launched: GuestProcess | None = None
         self._cpu: float | None = None
         self._defer = defer
-        self._command = command
         self._wire_tap = wire_tap
-        self._seccomp = seccomp
-        self._conn = Connection(Role.HOST, step_bytes=STEP_BYTES, between_steps=between_steps,
-                                max_frame_bytes=limits.frame_bytes,
-                                max_depth=limits.max_depth)
+        self._conn = guest.conn
         self._channel: Channel | None = None
         self._reader: Reader | None = None
         self._held: list[tuple[Message, bytes | None]] = []
@@ -165,32 +146,23 @@ class Session:
     async def _run(self) -> RunResult:
         loop = asyncio.get_running_loop()
         self._ending = loop.create_future()
-        ready = self._ready
-        cold_dir = None if ready else tempfile.mkdtemp(prefix="tether-run-")
-        workdir = ready.workdir if ready else cold_dir
-        child: Child | None = None
-        started = loop.time()
+        guest = self._guest
+        workdir = guest.workdir
+        started = loop.time() if guest.since is None else guest.since
         ending = Ending(Status.CANCELLED, RunError("Cancelled", "the run was cancelled"))
+        self._launched = guest.process
+        child = self._launched.child
+        # Until the teardown is deferred: what the finally clause must end.
+        owned: Child | None = child
         try:
-            if ready is not None:
-                self._launched = ready.launched
-                self._conn = ready.conn
-            else:
-                assert cold_dir is not None
-                command = self._command or guest_command(
-                    self.language, cold_dir, self.limits, self._interpreters, self._env,
-                    seccomp=self._seccomp, packages=self._packages)
-                self._launched = await launch(command, cold_dir, self.limits, self._sandbox,
-                                              self.limits.raw_output_bytes)
-            child = self._launched.child
             child.raw_stdout.limit = child.raw_stderr.limit = self.limits.raw_output_bytes
             self._channel = Channel(child.channel, self._on_data, self._on_eof, self._wire_tap)
             self._reader = Reader(self._conn, self._channel, on_event=self._on_event,
                                   on_error=self._on_read_error,
                                   finished=lambda: self._finished, on_idle=self._send_held)
-            if ready is not None:
+            if guest.hello is not None:
                 try:
-                    self._on_hello(ready.hello)
+                    self._on_hello(guest.hello)
                 except RemoteProtocolError as exc:
                     self._protocol_failure(exc)
             try:
@@ -210,7 +182,7 @@ class Session:
                 self._launched.kill()
                 result = self._result(ending, child, wall_time, None)
                 self._defer(self._teardown(ending, workdir))
-                child = None
+                owned = None
                 return result
             exit_code = await self._shut_down(ending)
             result = self._result(ending, child, wall_time, exit_code)
@@ -218,16 +190,14 @@ class Session:
                 # Every process of the run is gone: removing its cgroup and
                 # work directory need not delay the result.
                 self._defer(self._release(workdir))
-                child = None
+                owned = None
             return result
         finally:
             # Reached with an exception too, e.g. when run() itself is cancelled.
-            if child is not None:
-                if child.returncode is None:
+            if owned is not None:
+                if owned.returncode is None:
                     await asyncio.shield(self._shut_down(ending))
                 await self._release(workdir)
-            elif cold_dir is not None and self._launched is None:
-                remove_tree(cold_dir)  # the spawn itself failed
 
     async def _teardown(self, ending: Ending, workdir: str | None) -> None:
         try:
@@ -587,7 +557,7 @@ class Session:
             variables=ending.variables,
             dropped_variables=ending.dropped_variables or {},
             stats=RunStats(
-                sandbox=str(self._sandbox),
+                sandbox=str(launched.profile),
                 cpu_seconds=self._cpu,
                 peak_memory_bytes=launched.cgroup.peak_memory() if launched.cgroup else None,
                 wall_time=wall_time,

@@ -17,20 +17,21 @@ import asyncio
 import contextlib
 import os
 import socket
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from tether.guest.python.zygote import REPLY, REQUEST
 
-from . import cgroups
 from .guests import GuestCommand
+from .launch import GuestProcess, launch, new_workdir
 from .limits import Limits
 from .process import adopt, remove_tree
-from .sandbox import Launched, Sandbox, launch
+from .sandbox import Sandbox
 
 #: Bytes of the template's own stdout/stderr kept (its start-up errors).
 _TEMPLATE_OUTPUT = 64 * 1024
+#: The size of the template's own writable mounts (each run's are its own).
+_TEMPLATE_DISK = Limits().disk_bytes
 
 
 class ZygoteError(Exception):
@@ -43,7 +44,7 @@ class Zygote:
         self._command_for = command_for
         self._profile = profile
         self._isolate = profile is Sandbox.NAMESPACES
-        self._launched: Launched | None = None
+        self._launched: GuestProcess | None = None
         self._workdir: str | None = None
         self._lock = asyncio.Lock()  # one start or stop at a time
         self._forks: dict[int, asyncio.Future[int]] = {}
@@ -63,7 +64,7 @@ class Zygote:
     def alive(self) -> bool:
         return self._launched is not None and not self._launched.child.exited.done()
 
-    async def _ensure_started(self) -> Launched:
+    async def _ensure_started(self) -> GuestProcess:
         if self._stopping is not None:
             await asyncio.shield(self._stopping)
         async with self._lock:
@@ -81,10 +82,11 @@ class Zygote:
             return self._launched
 
     async def _start(self) -> None:
-        self._workdir = tempfile.mkdtemp(prefix="tether-run-")
+        self._workdir = new_workdir()
         command = self._command_for(self._workdir, "isolate" if self._isolate else "plain")
-        self._launched = await launch(command, self._workdir, Limits(), self._profile,
-                                      _TEMPLATE_OUTPUT, channel_type=socket.SOCK_SEQPACKET)
+        self._launched = await launch(command, self._workdir, self._profile, _TEMPLATE_OUTPUT,
+                                      disk_bytes=_TEMPLATE_DISK,
+                                      channel_type=socket.SOCK_SEQPACKET)
         control = self._launched.child.channel
         asyncio.get_running_loop().add_reader(control.fileno(), self._on_reply)
 
@@ -132,7 +134,7 @@ class Zygote:
         self._launched.kill()
 
     async def fork(self, workdir: str | None, raw_output_bytes: int,
-                   disk_bytes: int | None) -> Launched:
+                   disk_bytes: int | None) -> GuestProcess:
         """A new guest: forked, not yet said HELLO. ``workdir`` is the host
         directory of a ``process``-profile run; under ``namespaces`` the run
         gets a private tmpfs at the template's work directory instead, and
@@ -188,21 +190,7 @@ class Zygote:
         exited.add_done_callback(lambda _: self._exits.pop(token, None))
         child = adopt(pid, host_end, out_r, err_r, raw_output_bytes=raw_output_bytes,
                       exited=exited, namespace_init=self._isolate)
-        return Launched(child, pid, sandboxed=self._isolate, forked=True, init_pidfd=pidfd)
-
-    @staticmethod
-    def locate(launched: Launched) -> None:
-        """After the guest's HELLO (it surely runs by then): under namespaces,
-        find the guest, the one child of the namespaces' init; then give it
-        a cgroup of its own (its processes stay in it)."""
-        if launched.sandboxed:
-            init = launched.child.pid
-            launched.guest_pid = int(Path(f"/proc/{init}/task/{init}/children")
-                                     .read_text().split()[0])
-        if cgroups.available().version is not None:
-            group = cgroups.RunCgroup(f"{launched.guest_pid}-{os.urandom(4).hex()}")
-            launched.cgroup = group
-            group.add(launched.guest_pid)
+        return GuestProcess(child, pid, sandboxed=self._isolate, forked=True, init_pidfd=pidfd)
 
     def stop_when_unused(self) -> None:
         """Stop the template unless a guest it forked is still running (under
