@@ -13,11 +13,9 @@ import contextlib
 import dataclasses
 import functools
 import logging
-import signal
 import sys
 from collections.abc import Callable, Coroutine, Mapping
 from concurrent.futures import Executor
-from dataclasses import dataclass
 from typing import Any
 
 from tether.codec import (
@@ -49,7 +47,14 @@ from tether.codec import (
 
 from .bindings import HostBinding
 from .channel import Channel
-from .guests import NODE_MIN_DATA
+from .endings import (
+    Ending,
+    at_memory_limit,
+    claims_out_of_memory,
+    crash,
+    done_ending,
+    exit_ending,
+)
 from .launch import GuestProcess, StartedGuest, cpu_seconds, memory_use
 from .limits import Limits
 from .output import CappedOutput
@@ -58,35 +63,7 @@ from .reader import Reader, between_steps, decoding
 from .result import RunError, RunResult, RunStats, Status
 from .threads import WorkerThreads
 
-
-@dataclass(frozen=True, slots=True)
-class Ending:
-    """How the run ended, before the result is assembled."""
-
-    status: Status
-    error: RunError | None = None
-    value: Any = None
-    limit: str | None = None
-    killed_after_done: bool = False
-    variables: dict[str, Any] | None = None
-    dropped_variables: dict[str, str] | None = None
-
-
 logger = logging.getLogger("tether")
-
-#: What V8 prints when --max-old-space-size is reached (the process then aborts).
-_HEAP_EXHAUSTED = ("JavaScript heap out of memory", "Reached heap limit")
-#: A guest that reports running out of memory is believed when it has used
-#: this much of its memory rlimit (what is left is smaller than most requests)...
-_NEAR_THE_LIMIT = 0.9
-#: ...or when the run's cgroup saw this much of it resident: at its
-#: address-space limit a process has at least this share in memory, the rest
-#: being files the interpreter mapped and never touched.
-_RESIDENT_SHARE = 0.5
-
-
-def _crash(message: str) -> Ending:
-    return Ending(Status.CRASHED, RunError("GuestCrashed", message))
 
 
 class Session:
@@ -173,7 +150,7 @@ class Session:
                     "Timeout", f"the program did not finish within {self.limits.timeout:g} s"))
             wall_time = loop.time() - started
             self._cpu = cpu_seconds(self._launched.program_pid())
-            if ending.killed_after_done and self._defer is not None:
+            if ending.after_done and self._defer is not None:
                 # The result is known: nothing of the program may run on, so the
                 # group is killed and its calls cancelled now; reaping and
                 # removing the work directory happen after run() returns.
@@ -231,20 +208,12 @@ class Session:
                 await asyncio.wait_for(asyncio.shield(child.exited), self.limits.kill_grace)
             if child.exited.done():
                 assert self._launched is not None
-                code = self._launched.guest_status(child.exited.result())
-                if self._launched is not None and self._launched.cgroup is not None and \
-                        self._launched.cgroup.out_of_memory():
-                    return Ending(Status.LIMIT, RunError(
-                        "LimitExceeded", "the program ran out of memory"), limit="memory_bytes")
-                if code == -signal.SIGXCPU:
-                    return Ending(Status.LIMIT, RunError(
-                        "LimitExceeded", "the program used up its CPU time"), limit="cpu_seconds")
+                cgroup = self._launched.cgroup
                 child.drain_pipes()
-                if code < 0 and any(marker in child.raw_stderr.text()
-                                    for marker in _HEAP_EXHAUSTED):  # V8 aborts at its heap limit
-                    return Ending(Status.LIMIT, RunError(
-                        "LimitExceeded", "the program ran out of memory"), limit="memory_bytes")
-                return _crash(f"the guest exited ({_describe_exit(code)}) before finishing")
+                return exit_ending(self._launched.guest_status(child.exited.result()),
+                                   cgroup_out_of_memory=cgroup is not None
+                                   and cgroup.out_of_memory(),
+                                   stderr=child.raw_stderr.text())
         return self._ending.result()
 
     async def _shut_down(self, ending: Ending) -> int:
@@ -255,7 +224,7 @@ class Session:
         await asyncio.gather(*calls, return_exceptions=True)
         assert self._launched is not None
         return await self._launched.terminate(self.limits.kill_grace,
-                                              kill_now=ending.killed_after_done)
+                                              kill_now=ending.after_done)
 
     def _stop_calls(self) -> list[asyncio.Task[None]]:
         """Close the channel and cancel the binding calls in flight (R-TERM-3)."""
@@ -288,7 +257,7 @@ class Session:
 
     def _on_event(self, event: Event) -> None:
         if event is CONNECTION_CLOSED:
-            self._finish(_crash("the guest closed its channel before finishing"))
+            self._finish(crash("the guest closed its channel before finishing"))
         elif isinstance(event, Hello):
             self._on_hello(event)
         elif isinstance(event, Call):
@@ -337,14 +306,15 @@ class Session:
         self._output.add(output.stream.value, output.text)
 
     def _on_done(self, done: Done) -> Ending:
-        ending = self._ending_of(done)
+        ending = done_ending(done, at_memory_limit=claims_out_of_memory(done)
+                             and self._memory_exhausted())
         if done.variables is None:
             return ending
         problem = self._variables_problem(done)
         if problem is not None:  # a forged DONE must not break the next run's RUN
             return Ending(Status.PROTOCOL_ERROR, RunError(
                 "ProtocolError", f"the guest broke the protocol: {problem}"),
-                killed_after_done=True)
+                after_done=True)
         return dataclasses.replace(ending, variables=done.variables,
                                    dropped_variables=done.dropped)
 
@@ -367,37 +337,22 @@ class Session:
                 return f"DONE's variables hold more than {items} values"
         return None
 
-    def _ending_of(self, done: Done) -> Ending:
-        if done.error is None:
-            return Ending(Status.OK, value=done.value, killed_after_done=True)
-        e = done.error
-        error = RunError(e.type, e.message, e.traceback, e.line)
-        if e.code is ErrorCode.VALUE_TOO_LARGE:
-            return Ending(Status.LIMIT, error, limit="value_bytes", killed_after_done=True)
-        out_of_memory = e.type == "MemoryError" or (  # Python; Node under RLIMIT_DATA:
-            e.type == "RangeError" and "allocation failed" in e.message)
-        if out_of_memory and self._memory_exhausted():
-            return Ending(Status.LIMIT, error, limit="memory_bytes", killed_after_done=True)
-        return Ending(Status.ERROR, error, killed_after_done=True)
-
     def _memory_exhausted(self) -> bool:
         """Whether the host sees the run at its memory limit: the guest's
-        error alone is only its claim (a program can raise MemoryError, or
-        forge a DONE, at will)."""
-        limit = self.limits.memory_bytes
+        error alone is only its claim."""
         assert self._launched is not None
-        if limit is None:
+        if self.limits.memory_bytes is None:
             return False
         cgroup = self._launched.cgroup
-        if cgroup is not None:
-            peak = cgroup.peak_memory()
-            if cgroup.ceiling_reached() or (peak is not None and peak >= limit * _RESIDENT_SHARE):
-                return True
+        if cgroup is not None and at_memory_limit(
+                self.limits.memory_bytes, self.language, ceiling_reached=cgroup.ceiling_reached(),
+                peak=cgroup.peak_memory(), used=None):
+            return True
         # The rlimit the allocation ran into, if the guest is still there to
         # ask: address space (Python) or data (Node).
         used = memory_use(self._launched.program_pid(), peak=self.language == "python")
-        floor = limit if self.language == "python" else max(limit, NODE_MIN_DATA)
-        return used is not None and used >= floor * _NEAR_THE_LIMIT
+        return at_memory_limit(self.limits.memory_bytes, self.language,
+                               ceiling_reached=False, peak=None, used=used)
 
     # -- binding calls -----------------------------------------------------
 
@@ -610,14 +565,3 @@ def _binding_error(call_id: int, exc: BaseException) -> Result:
     """Only the exception's class name and text cross: no host traceback (R-RESULT-3)."""
     error = CallError(ErrorCode.BINDING_ERROR, type(exc).__name__, str(exc))
     return Result(id=call_id, error=error)
-
-
-
-
-def _describe_exit(code: int) -> str:
-    if code < 0:
-        try:
-            return f"killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exit status {code}"
