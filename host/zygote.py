@@ -1,5 +1,6 @@
 """The CPython fork server, host side: one template process per runtime and
-sandbox profile forks each Python guest (guest/python/zygote.py).
+sandbox profile forks each Python guest (guest/python/zygote.py; the
+messages between them are codec/forkserver.py).
 
 A forked guest costs a few milliseconds instead of a whole interpreter start
 (tens of milliseconds, under bwrap more), and it is still a fresh process
@@ -20,7 +21,14 @@ import socket
 from collections.abc import Callable
 from pathlib import Path
 
-from tether.guest.python.zygote import REPLY, REQUEST
+from tether.codec.forkserver import (
+    EXITED,
+    FAILED,
+    FORKED,
+    LOST,
+    decode_reply,
+    encode_request,
+)
 
 from .guests import GuestCommand
 from .launch import GuestProcess, launch, new_workdir
@@ -100,18 +108,19 @@ class Zygote:
                 return
             except OSError:
                 message, fds = b"", []
-            if len(message) != REPLY.size:  # EOF (the template died) or garbage
+            reply = decode_reply(message)
+            if reply is None:  # EOF (the template died) or garbage
                 for fd in fds:
                     os.close(fd)
                 self._lost()
                 return
-            kind, token, value = REPLY.unpack(message)
-            forked = self._forks.pop(token, None) if kind in (b"S", b"F") else None
-            if kind == b"S" and fds and forked is not None and not forked.done():
+            kind, token, value = reply
+            forked = self._forks.pop(token, None) if kind in (FORKED, FAILED) else None
+            if kind == FORKED and fds and forked is not None and not forked.done():
                 forked.set_result(fds.pop())
-            elif kind == b"F" and forked is not None and not forked.done():
+            elif kind == FAILED and forked is not None and not forked.done():
                 forked.set_exception(ZygoteError(f"fork failed: {os.strerror(value)}"))
-            elif kind == b"X" and token in self._exits:
+            elif kind == EXITED and token in self._exits:
                 future = self._exits[token]
                 if not future.done():
                     future.set_result(value)
@@ -130,7 +139,7 @@ class Zygote:
         self._forks.clear()
         for future in self._exits.values():
             if not future.done():
-                future.set_result(-9)
+                future.set_result(LOST)
         self._launched.kill()
 
     async def fork(self, workdir: str | None, raw_output_bytes: int,
@@ -151,8 +160,7 @@ class Zygote:
         self._forks[token] = forked
         self._exits[token] = exited
         try:
-            request = REQUEST.pack(token, disk_bytes or 0) + (
-                workdir or self._workdir or "").encode()
+            request = encode_request(token, disk_bytes, workdir or self._workdir or "")
             socket.send_fds(launched.child.channel, [request],
                             [guest_end.fileno(), out_w, err_w])
         except OSError as exc:
@@ -217,7 +225,7 @@ class Zygote:
             await launched.terminate(0.1, kill_now=True)
             for future in self._exits.values():
                 if not future.done():
-                    future.set_result(-9)
+                    future.set_result(LOST)
         workdir, self._workdir = self._workdir, None
         if launched is not None:
             await launched.release(workdir)
