@@ -39,8 +39,8 @@ from tether.codec import (
     count_items,
     encode_payload,
     encode_payload_in_steps,
-    exceeds_value_items,
     to_wire_plain,
+    value_excess,
     value_items,
     variable_name_problem,
 )
@@ -464,16 +464,20 @@ class Session:
                                               between_steps=between_steps)
         else:
             payload = encode_payload(result.to_wire(), plain=plain)
-        if len(payload) > self.limits.value_bytes and (  # else the value surely fits
-                len(payload) - len(encode_payload(Result(id=call.id).to_wire())) + 1
-                > self.limits.value_bytes):  # the envelope with null, less the null
+        value_bytes = self.limits.value_bytes
+        # The envelope is RESULT's with a null, less the null (sized only when
+        # the value may not fit); its items: the map, id, its key, "value".
+        envelope = len(encode_payload(Result(id=call.id).to_wire())) - 1 \
+            if len(payload) > value_bytes else 0
+        excess = value_excess(payload, value_bytes, envelope_bytes=envelope, envelope_items=4)
+        if excess is not None and excess.kind == "bytes":
             return Result(id=call.id, error=CallError(
                 ErrorCode.VALUE_TOO_LARGE, "ValueTooLarge",
-                f"{call.name}() returned more than {self.limits.value_bytes} bytes")), None
-        if exceeds_value_items(payload, self.limits.value_bytes, 4):  # map, id, its key, "value"
+                f"{call.name}() returned more than {value_bytes} bytes")), None
+        if excess is not None:
             return Result(id=call.id, error=CallError(
                 ErrorCode.VALUE_TOO_LARGE, "ValueTooLarge",
-                f"{call.name}() returned more than {value_items(self.limits.value_bytes)} "
+                f"{call.name}() returned more than {excess.amount} "
                 f"values (value_bytes / 16)")), None
         return result, payload
 

@@ -44,8 +44,8 @@ from tether.codec import (
     ValueModelError,
     count_items,
     encode_payload,
-    exceeds_value_items,
     to_wire_plain,
+    value_excess,
     value_items,
     variable_name_problem,
 )
@@ -287,13 +287,13 @@ def wire_arguments(name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
             raise TypeError(f"{name}() argument {key!r}: {exc}") from None
         all_plain = all_plain and plain
     payload = encode_payload({"": [wire_args, wire_kwargs]}, plain=all_plain)
-    size = len(payload) - 2
-    if size > limits.value_bytes:
-        raise ValueError(f"{name}() arguments take {size} bytes, over the limit of "
+    excess = value_excess(payload, limits.value_bytes, envelope_bytes=2, envelope_items=2)
+    if excess is not None and excess.kind == "bytes":
+        raise ValueError(f"{name}() arguments take {excess.amount} bytes, over the limit of "
                          f"{limits.value_bytes} (value_bytes)")
-    if exceeds_value_items(payload, limits.value_bytes, 2):
+    if excess is not None:
         raise ValueError(f"{name}() arguments hold more than "
-                         f"{value_items(limits.value_bytes)} values (value_bytes / 16)")
+                         f"{excess.amount} values (value_bytes / 16)")
     return wire_args, wire_kwargs
 
 
@@ -424,14 +424,14 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
             type="TypeError", message=f"return value {exc}")), namespace)
         return
     payload = encode_payload({"value": wire}, plain=plain)  # once: for the size and to send
-    size = len(payload) - DONE_ENVELOPE
+    excess = value_excess(payload, run.limits.value_bytes, envelope_bytes=DONE_ENVELOPE,
+                          envelope_items=2)
     problem = None
-    if size > run.limits.value_bytes:
-        problem = (f"return value takes {size} bytes, over the limit of "
+    if excess is not None and excess.kind == "bytes":
+        problem = (f"return value takes {excess.amount} bytes, over the limit of "
                    f"{run.limits.value_bytes} (value_bytes)")
-    elif exceeds_value_items(payload, run.limits.value_bytes, 2):
-        problem = (f"return value holds more than {value_items(run.limits.value_bytes)} "
-                   f"values (value_bytes / 16)")
+    elif excess is not None:
+        problem = f"return value holds more than {excess.amount} values (value_bytes / 16)"
     if problem is not None:
         _send_done(channel, run, Done(error=ProgramError(
             type="ValueError", message=problem, code=ErrorCode.VALUE_TOO_LARGE)), namespace)
