@@ -67,6 +67,20 @@ export function exceedsValueItems(payload, valueBytes, envelopeItems) {
   return payload.length > limit && countItems(payload, limit) > limit;
 }
 
+/**
+ * How the value encoded in `payload` exceeds `valueBytes` (R-VAL-1), or null: the value is
+ * `payload` less `envelopeBytes` of envelope holding `envelopeItems` items (negative: the
+ * envelope it will have is not in `payload` yet). The twin of codec/values.py value_excess.
+ */
+export function valueExcess(payload, valueBytes, envelopeBytes, envelopeItems) {
+  const size = payload.length - envelopeBytes;
+  if (size > valueBytes) return { kind: 'bytes', amount: size };
+  if (exceedsValueItems(payload, valueBytes, envelopeItems)) {
+    return { kind: 'items', amount: valueItems(valueBytes) };
+  }
+  return null;
+}
+
 export const TYPES = Object.freeze({
   HELLO: 1, RUN: 2, CALL: 3, RESULT: 4, OUTPUT: 5, DONE: 6, CANCEL: 7, ERROR: 8,
 });

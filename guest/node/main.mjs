@@ -17,7 +17,7 @@ import { createRequire } from 'node:module';
 import {
   CODES, TYPES, DEFAULT_MAX_DEPTH, DEFAULT_VALUE_BYTES, ENVELOPE_OVERHEAD, Encoded, FrameDecoder,
   ProtocolError, countItems, decodeMessage, encodeFrame, encodeMessage, encodePayload,
-  exceedsValueItems, frameHeader, valueItems, variableNameProblem,
+  frameHeader, valueExcess, valueItems, variableNameProblem,
 } from './codec.mjs';
 import { ValueModelError, fromWire, toWire } from './values.mjs';
 import { topLevel } from './toplevel.mjs';
@@ -208,12 +208,13 @@ async function call(name, programArgs) {
     }
   });
   const args = new Encoded(encodePayload(wireArgs)); // once: for the size and to send
-  const size = args.bytes.length + 2; // as [args, kwargs], kwargs empty (a0)
-  if (size > maxBytes) {
-    throw new RangeError(`${name}() arguments take ${size} bytes, over the limit of ${maxBytes} (value_bytes)`);
+  // As [args, kwargs], kwargs empty (a0): 2 bytes and 2 items more.
+  const excess = valueExcess(args.bytes, maxBytes, -2, -2);
+  if (excess?.kind === 'bytes') {
+    throw new RangeError(`${name}() arguments take ${excess.amount} bytes, over the limit of ${maxBytes} (value_bytes)`);
   }
-  if (exceedsValueItems(args.bytes, maxBytes, -2)) { // as [args, kwargs]: 2 items more
-    throw new RangeError(`${name}() arguments hold more than ${valueItems(maxBytes)} values (value_bytes / 16)`);
+  if (excess !== null) {
+    throw new RangeError(`${name}() arguments hold more than ${excess.amount} values (value_bytes / 16)`);
   }
   let queued = false;
   while (state.inFlight.size >= maxCalls && isRunning()) { // R-CALL-3: queue in the guest
@@ -433,11 +434,12 @@ function finishWithValue(value) {
     return;
   }
   const payload = encodePayload(new Map([['value', wire]]));
-  const size = payload.length - DONE_ENVELOPE; // encoded once: it is the slow part
+  const excess = valueExcess(payload, maxBytes, DONE_ENVELOPE, 2); // encoded once: it is the slow part
   let problem = null;
-  if (size > maxBytes) problem = `return value takes ${size} bytes, over the limit of ${maxBytes} (value_bytes)`;
-  else if (exceedsValueItems(payload, maxBytes, 2)) {
-    problem = `return value holds more than ${valueItems(maxBytes)} values (value_bytes / 16)`;
+  if (excess?.kind === 'bytes') {
+    problem = `return value takes ${excess.amount} bytes, over the limit of ${maxBytes} (value_bytes)`;
+  } else if (excess !== null) {
+    problem = `return value holds more than ${excess.amount} values (value_bytes / 16)`;
   }
   if (problem !== null) {
     finish({ error: { type: 'RangeError', traceback: '', code: CODES.VALUE_TOO_LARGE, message: problem } });
