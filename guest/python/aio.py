@@ -20,8 +20,9 @@ from tether.codec import (
     RunLimits,
 )
 
+from .channel import Channel, OutputBuffer
+from .drivers import BindingError, wire_arguments
 from .program import ProgramReturn
-from .shim import BindingError, Channel, OutputChannel, wire_arguments
 
 
 def new_loop() -> asyncio.AbstractEventLoop:
@@ -33,7 +34,7 @@ def new_loop() -> asyncio.AbstractEventLoop:
 class AsyncGuest:
     """One run on an event loop: the program and its concurrent binding calls."""
 
-    def __init__(self, channel: Channel, limits: RunLimits, output: OutputChannel,
+    def __init__(self, channel: Channel, limits: RunLimits, output: OutputBuffer,
                  loop: asyncio.AbstractEventLoop | None = None) -> None:
         self._loop = loop  # made before RUN by a warm guest
         self.channel = channel

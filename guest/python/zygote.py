@@ -46,6 +46,7 @@ from tether.codec.forkserver import (
 )
 
 from . import confine, shim
+from .channel import CHANNEL_FD
 
 _CONTROL_FD = 10  # fd 3 becomes each guest's channel
 
@@ -85,8 +86,8 @@ class _Template:
     """The fork server's loop and its bookkeeping."""
 
     def __init__(self, isolate: bool, confinement: confine.Confinement) -> None:
-        os.dup2(shim.CHANNEL_FD, _CONTROL_FD)
-        os.close(shim.CHANNEL_FD)
+        os.dup2(CHANNEL_FD, _CONTROL_FD)
+        os.close(CHANNEL_FD)
         self.isolate = isolate
         self.confinement = confinement
         self.control = socket.socket(fileno=_CONTROL_FD)
@@ -227,13 +228,13 @@ def _map_ids() -> None:
 
 def _become_guest(fds: list[int], workdir: str, confinement: confine.Confinement) -> NoReturn:
     channel, stdout, stderr = fds
-    os.dup2(channel, shim.CHANNEL_FD)
+    os.dup2(channel, CHANNEL_FD)
     os.dup2(stdout, 1)
     os.dup2(stderr, 2)
     # Confined after the run's namespaces and mounts, before any code of the run
     # (and before the descriptors it prepared in the template are closed).
     confine.apply(confinement, workdir)
-    os.closerange(shim.CHANNEL_FD + 1, 1 << 16)
+    os.closerange(CHANNEL_FD + 1, 1 << 16)
     for name in ("HOME", "TMPDIR", "PWD"):
         os.environ[name] = workdir
     shim.rehearse()  # again: the pages a run writes are copied now, before the RUN
