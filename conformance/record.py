@@ -21,6 +21,7 @@ from tether.host.launch import start_guest
 from tether.host.sandbox import Sandbox
 from tether.host.session import Session
 
+from . import TRANSCRIPTS
 from .runner import WireTap, check_guest, host_result_summary, limits_for, our_guest, run_host
 from .scenarios import BINDINGS, SCENARIOS, Scenario
 from .transcript import (
@@ -30,8 +31,6 @@ from .transcript import (
     load_transcript,
     program_file,
 )
-
-TRANSCRIPTS = Path(__file__).resolve().parent / "transcripts"
 
 
 class _Ids:
