@@ -1,9 +1,11 @@
-"""One run, from spawn to cleanup: the host role of the protocol on asyncio.
+"""One run on a started guest (host/launch.py), to its cleanup: the host
+role of the protocol on asyncio.
 
-The codec decides what is legal; this module serves binding calls, keeps
-output within its cap, maps how the run ended onto a :class:`RunResult`, and
-always tears everything down: calls cancelled, process group killed and
-reaped, descriptors closed, work directory removed.
+The codec decides what is legal; this module dispatches the guest's frames,
+serves binding calls, assembles the :class:`RunResult` (how the run ended is
+decided in host/endings.py), and always tears everything down: calls
+cancelled, process group killed and reaped, descriptors closed, work
+directory removed.
 """
 
 from __future__ import annotations
