@@ -15,9 +15,9 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { createRequire } from 'node:module';
 import {
-  CODES, TYPES, DEFAULT_MAX_DEPTH, DEFAULT_VALUE_BYTES, ENVELOPE_OVERHEAD, Encoded, FrameDecoder,
+  CODES, PROTOCOL_VERSION, TYPES, DEFAULT_MAX_DEPTH, DEFAULT_VALUE_BYTES, ENVELOPE_OVERHEAD, Encoded, FrameDecoder,
   ProtocolError, countItems, decodeMessage, encodeFrame, encodeMessage, encodePayload,
-  frameHeader, valueExcess, valueItems, variableNameProblem,
+  frameHeader, nextState, valueExcess, valueItems, variableNameProblem,
 } from './codec.mjs';
 import { ValueModelError, fromWire, toWire } from './values.mjs';
 import { topLevel } from './toplevel.mjs';
@@ -131,9 +131,12 @@ function onEof() {
 }
 
 function onMessage({ type, name, body }) {
-  if (type === TYPES.RUN && state.phase === 'AWAIT_RUN') {
+  if (nextState(state.phase, 'host', name) === undefined) { // the state table (spec §8)
+    throw new ProtocolError(CODES.UNEXPECTED_MESSAGE, `${name} in state ${state.phase}`);
+  }
+  if (type === TYPES.RUN) {
     start(body);
-  } else if (type === TYPES.RESULT && state.phase !== 'AWAIT_RUN') {
+  } else if (type === TYPES.RESULT) {
     const call = state.inFlight.get(Number(body.id));
     if (call === undefined && state.abandoned.delete(Number(body.id))) return;
     if (call === undefined) {
@@ -144,12 +147,10 @@ function onMessage({ type, name, body }) {
     call.resolve(body);
     const next = state.waiting.shift();
     if (next) next();
-  } else if (type === TYPES.CANCEL && state.phase === 'RUNNING') {
-    cancel(body.reason);
+  } else if (type === TYPES.CANCEL) {
+    if (state.phase === 'RUNNING') cancel(body.reason); // else late (R-STATE-4)
   } else if (type === TYPES.ERROR) {
     process.exit(1); // R-ERR-2
-  } else {
-    throw new ProtocolError(CODES.UNEXPECTED_MESSAGE, `${name} in state ${state.phase}`);
   }
 }
 
@@ -618,7 +619,7 @@ function main() {
   const cwd = args.indexOf('--cwd');
   if (cwd >= 0) process.chdir(args[cwd + 1]);
   send(TYPES.HELLO, {
-    protocol: 1,
+    protocol: PROTOCOL_VERSION,
     implementation: `tether-node/${VERSION} node/${process.versions.node}`,
     languages: LANGUAGES,
     capabilities: [],

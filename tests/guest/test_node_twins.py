@@ -51,3 +51,14 @@ process.stdin.on('end', () => {
         expected.append(None if excess is None else {"kind": excess.kind, "amount": excess.amount})
     assert _node(script, cases) == expected
     assert any(e is None for e in expected) and any(e is not None for e in expected)
+
+
+def test_the_state_tables_agree() -> None:
+    from tether.codec import TRANSITIONS
+
+    script = """
+process.stdout.write(JSON.stringify([...codec.TRANSITIONS]));
+"""
+    ours = {f"{state.value} {sender.value} {frame_type.name}": target.value
+            for (state, sender, frame_type), target in TRANSITIONS.items()}
+    assert dict(_node(script, [])) == ours  # type: ignore[call-overload]
