@@ -245,8 +245,8 @@ const TEXT = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * One strict CBOR item → wire value (Maps for maps, bigint/number for ints),
  * enforcing R-CBOR-1..8 as it reads. npm cbor2's `decode` with the strict
  * options gives the same values (test/decode.test.mjs checks it against this
- * one), but its set-up alone costs ~26 µs a payload on Node 20 (it copies
- * its ~40 options twice), which is most of a binding call's time.
+ * one), but its set-up per payload (it copies its options twice) is most of a
+ * binding call's time (figures: bench/README.md).
  */
 export function decodePayload(payload, maxDepth = DEFAULT_MAX_DEPTH + ENVELOPE_DEPTH,
   maxItems = valueItems(DEFAULT_VALUE_BYTES) + ENVELOPE_ITEMS) {

@@ -68,8 +68,8 @@ function writeAll(bytes) {
       offset += fs.writeSync(CHANNEL_FD, bytes, offset);
     } catch (err) {
       if (err.code !== 'EAGAIN') throw err;
-      // The host is draining the socket: it reads a full buffer (~200 KB) in
-      // about the ~0.1 ms this sleeps (1 ms naps cost a 1 MB result ~4 ms).
+      // The host is draining the socket: a nap this short is about the time it
+      // takes to read a full buffer (longer naps slow large results).
       Atomics.wait(nap, 0, 0, 0.05);
     }
   }
@@ -556,7 +556,7 @@ function start(run) {
 
 /**
  * A pooled guest (--warm) runs a run's own paths once before its RUN: V8
- * compiles code on first use, and cold, decoding the RUN alone took ~1.6 ms.
+ * compiles code on first use, so a cold run pays for it (bench/README.md).
  * Nothing here touches the program's scope or writes to fd 3.
  */
 function warmUp() {
@@ -590,7 +590,7 @@ function warmUp() {
 
 /**
  * The first read on a socket runs Node's read path for the first time
- * (~1 ms cold): a pooled guest runs it once on a connection to itself over
+ * (costly cold): a pooled guest runs it once on a connection to itself over
  * an abstract Unix socket (no file, nothing on fd 3), closed at once. Any
  * other process that connects meanwhile only has its connection closed.
  */
@@ -634,8 +634,8 @@ function main() {
 }
 
 /**
- * Reads straight into one buffer (`onread`), past Node's stream machinery:
- * ~30 µs less a binding call. The buffer is reused, so each chunk is copied.
+ * Reads straight into one buffer (`onread`), past Node's stream machinery,
+ * which costs a binding call much of its time. The buffer is reused, so each chunk is copied.
  */
 function reads(callback) {
   const buffer = Buffer.allocUnsafe(65536);

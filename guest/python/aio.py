@@ -1,7 +1,8 @@
 """The asyncio driver: runs a program that imports asyncio on an event loop
 whose only I/O is fd 3, so its binding calls can run concurrently
 (``asyncio.gather``). Imported only for such programs, or ahead of time by a
-warm guest: ``import asyncio`` costs ~40 ms of a cold start.
+warm guest: ``import asyncio`` is a large share of a cold start
+(figures: bench/README.md).
 """
 
 from __future__ import annotations

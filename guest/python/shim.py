@@ -265,8 +265,8 @@ def rehearse() -> list[Any]:
     """Take a fixed program through a run's whole path (RUN decoded, compiled,
     a binding called, output and DONE encoded) against an in-memory host.
     A forked guest does this before its HELLO: the pages a run writes are
-    then copied from the template already (about 60 page faults fewer after
-    the RUN; a warm hello ~0.4 ms faster).
+    then copied from the template already (fewer page faults after the RUN,
+    a faster warm hello; figures: bench/README.md).
     No program code runs, and nothing of it is left for the program to see.
     Returns the messages the host received."""
     channel = _Rehearsal()
