@@ -17,7 +17,7 @@ import math
 import re
 import struct
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Final, NoReturn, TypeAlias
+from typing import Any, Final, NamedTuple, NoReturn, TypeAlias
 
 import cbor2
 
@@ -57,6 +57,28 @@ def exceeds_value_items(payload: bytes, value_bytes: int, envelope_items: int) -
     ``value_items(value_bytes)`` allows (R-VAL-1)."""
     limit = value_items(value_bytes) + envelope_items
     return len(payload) > limit and count_items(payload, limit) > limit
+
+
+class Excess(NamedTuple):
+    """How a value breaks ``value_bytes`` (R-VAL-1): ``kind`` ``"bytes"``
+    (``amount``: the bytes it takes) or ``"items"`` (``amount``: the most
+    data items it may hold)."""
+
+    kind: str
+    amount: int
+
+
+def value_excess(payload: bytes, value_bytes: int, *, envelope_bytes: int,
+                 envelope_items: int) -> Excess | None:
+    """How the value encoded in ``payload`` exceeds ``value_bytes``, or None:
+    the value is ``payload`` less ``envelope_bytes`` of envelope, holding
+    ``envelope_items`` data items (2 for ``{"value": v}``, 7 bytes)."""
+    size = len(payload) - envelope_bytes
+    if size > value_bytes:
+        return Excess("bytes", size)
+    if exceeds_value_items(payload, value_bytes, envelope_items):
+        return Excess("items", value_items(value_bytes))
+    return None
 
 
 def count_items(payload: bytes, limit: int) -> int:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
 
 from tether.codec import (
     DEFAULT_MAX_DEPTH,
@@ -96,9 +95,6 @@ class Limits:
         problem = self.wire().problem()
         if problem:
             raise ValueError(f"Limits: {problem}")
-
-    def replace(self, **changes: Any) -> Limits:
-        return replace(self, **changes)
 
     def wire(self) -> RunLimits:
         """The limits RUN carries to the guest."""

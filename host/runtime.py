@@ -116,9 +116,9 @@ class Runtime:
         key = (language, memory, limits.disk_bytes, sandbox)
         pool = self._pools.get(key)
         if pool is None:
-            def command_for(workdir: str) -> GuestCommand:
+            def command_for(workdir: str, warm: bool) -> GuestCommand:
                 return guest_command(language, workdir, limits, self._interpreters,
-                                     self._env, warm=True, seccomp=self._seccomp,
+                                     self._env, warm=warm, seccomp=self._seccomp,
                                      packages=self._packages)
 
             spawn = SpawnStarter(language, command_for, limits, sandbox)
@@ -198,11 +198,14 @@ class Runtime:
             if ready is not None:
                 await discard(ready)
             raise RuntimeError("this Runtime is closed")
-        session = Session(source, language, prepared, limits, interpreters=self._interpreters,
-                          env=self._env, sandbox=profile, ready=ready, defer=self._defer,
-                          binding_threads=self._binding_threads, seccomp=self._seccomp,
-                          variables=wire_variables, last_expression=bool(last_expression),
-                          packages=self._packages)
+        if ready is None:
+            ready = await pool.start_cold(limits)
+            if self._closed:
+                await discard(ready)
+                raise RuntimeError("this Runtime is closed")
+        session = Session(source, language, prepared, limits, ready, defer=self._defer,
+                          binding_threads=self._binding_threads,
+                          variables=wire_variables, last_expression=bool(last_expression))
         ended = asyncio.get_running_loop().create_future()
         self._sessions[session] = ended
         try:
