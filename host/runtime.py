@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 import threading
 import warnings
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
 from tether.codec import DEFAULT_MAX_FRAME_BYTES
 
 from . import prompt
+from .approvals import ApproveHook
 from .bindings import BindingsArg, describe_bindings, prepare_bindings
 from .check import Checker, invalid
+from .events import Emitter, EventBuffer, RunEvent, combine
 from .guests import (
     LANGUAGES,
     GuestCommand,
@@ -62,7 +65,8 @@ class Runtime:
     belongs to the event loop it is first used on; using it from another
     raises RuntimeError. ``syscall_filter`` is the seccomp filter every guest
     runs under, in every profile (:class:`SyscallFilter`; ``None``: none).
-    ``check`` is the default of ``run(check=...)``. Use it as an
+    ``check`` is the default of ``run(check=...)``, ``approve`` of
+    ``run(approve=...)``. Use it as an
     async context manager, so that closing it stops the warm guests and ends
     runs still going (their result has status ``cancelled``)::
 
@@ -85,6 +89,7 @@ class Runtime:
         python_packages: str | os.PathLike[str] | None = None,
         node_packages: str | os.PathLike[str] | None = None,
         preload: Sequence[str] = (),
+        approve: ApproveHook | None = None,
     ) -> None:
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError("limits must be a tether.Limits")
@@ -107,6 +112,7 @@ class Runtime:
         self._teardowns: set[asyncio.Task[None]] = set()
         self._closed = False
         self.check_before_run = check
+        self.approve = approve
         self._checker = Checker(self._interpreters)
 
     def _pool(self, language: str, limits: Limits, sandbox: Sandbox) -> GuestPool:
@@ -150,6 +156,8 @@ class Runtime:
         check: bool | None = None,
         variables: Mapping[str, Any] | None = None,
         last_expression: bool = False,
+        on_event: Callable[[RunEvent], object] | None = None,
+        approve: ApproveHook | None = None,
     ) -> RunResult:
         """Run ``source`` and return how it ended. With ``check`` (default:
         the Runtime's) the program is first type-checked against its
@@ -160,7 +168,10 @@ class Runtime:
         the program before it starts, and ask for the program's top-level
         names at its end in ``result.variables`` (pass ``{}`` for those
         alone); ``last_expression``: a program that ends with a bare
-        expression returns its value. Never raises for what the
+        expression returns its value. ``on_event`` is called on the event
+        loop with each :data:`~tether.RunEvent` as it happens (see
+        :meth:`stream`); ``approve`` (default: the Runtime's) answers the
+        calls whose binding requires approval. Never raises for what the
         program did; raises ValueError/TypeError for bad arguments,
         SandboxUnavailable for a sandbox this machine lacks, GuestUnavailable
         when the language's interpreter (Node.js) is missing, RuntimeError if
@@ -202,7 +213,10 @@ class Runtime:
                           env=self._env, sandbox=profile, ready=ready, defer=self._defer,
                           binding_threads=self._binding_threads, seccomp=self._seccomp,
                           variables=wire_variables, last_expression=bool(last_expression),
-                          packages=self._packages)
+                          packages=self._packages,
+                          observer=combine(None if on_event is None else
+                                           Emitter(on_event, limits.output_bytes)),
+                          approve=self.approve if approve is None else approve)
         ended = asyncio.get_running_loop().create_future()
         self._sessions[session] = ended
         try:
@@ -211,6 +225,36 @@ class Runtime:
             del self._sessions[session]
             ended.set_result(None)
             pool.refill()  # after the run, so a new guest's start-up does not slow it
+
+    async def stream(self, source: str, *, buffer: int = 1024,
+                     **options: Any) -> AsyncIterator[RunEvent | RunResult]:
+        """Run ``source`` like :meth:`run` (same ``options``) and yield its
+        events as they happen, then the :class:`RunResult` last::
+
+            async for item in rt.stream("print('hi')"):
+                if isinstance(item, tether.Printed):
+                    print(item.text, end="")
+
+        At most ``buffer`` events wait for a consumer that lags; past that,
+        newer ones are dropped and an :class:`~tether.EventsDropped` counts
+        them, so the program never waits for the consumer. Leaving the loop
+        early cancels the run."""
+        if "on_event" in options:
+            raise TypeError("stream() takes no on_event")
+        events = EventBuffer(buffer)
+        run = asyncio.ensure_future(self.run(source, on_event=events.put, **options))
+        try:
+            while not run.done():
+                for event in await events.events(run):
+                    yield event
+            for event in await events.events(run):
+                yield event
+            yield run.result()
+        finally:
+            if not run.done():
+                run.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await run
 
     def session(
         self,

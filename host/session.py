@@ -50,8 +50,10 @@ from tether.codec import (
     variable_name_problem,
 )
 
+from .approvals import ApproveHook, Clock, Edit, Gate
 from .bindings import HostBinding
 from .channel import Channel
+from .events import Observer
 from .guests import NODE_MIN_DATA, GuestCommand, Interpreters, Packages, guest_command
 from .limits import Limits
 from .output import CappedOutput
@@ -113,6 +115,8 @@ class Session:
         variables: dict[str, Any] | None = None,
         last_expression: bool = False,
         packages: Packages = Packages(),  # noqa: B008 - frozen, shared safely
+        observer: Observer | None = None,
+        approve: ApproveHook | None = None,
     ) -> None:
         """``ready`` is a warm guest to adopt instead of starting one;
         ``defer`` takes the teardown after a DONE, to finish after run() returns
@@ -121,7 +125,9 @@ class Session:
         byte on fd 3: both exist for the conformance runner and recorder.
         ``binding_threads`` runs sync bindings (default: a pool of this run's own).
         ``seccomp``: the filter a guest started here runs under.
-        ``variables`` (wire values) and ``last_expression`` go into RUN (§7.9)."""
+        ``variables`` (wire values) and ``last_expression`` go into RUN (§7.9).
+        ``observer`` is told about output and calls as they happen;
+        ``approve`` answers the calls whose binding requires approval."""
         self.source = source
         self.variables = variables
         self.last_expression = last_expression
@@ -153,6 +159,10 @@ class Session:
         #: A KeyboardInterrupt or SystemExit a binding raised: the run ends,
         #: and run() raises it once everything is cleaned up.
         self._host_exit: BaseException | None = None
+        self._observer = observer
+        self._approve = approve
+        self._clock = Clock()
+        self._gate: Gate | None = None
 
     # -- the run -----------------------------------------------------------
 
@@ -194,7 +204,8 @@ class Session:
                 except RemoteProtocolError as exc:
                     self._protocol_failure(exc)
             try:
-                async with asyncio.timeout(self.limits.timeout):
+                async with asyncio.timeout(self.limits.timeout) as deadline:
+                    self._clock.deadline = deadline  # paused while an approval waits
                     ending = await self._until_end(child)
             except TimeoutError:
                 ending = Ending(Status.TIMEOUT, RunError(
@@ -365,6 +376,8 @@ class Session:
 
     def _on_output(self, output: Output) -> None:
         self._output.add(output.stream.value, output.text)
+        if self._observer is not None:
+            self._observer.output(output.stream.value, output.text)
 
     def _on_done(self, done: Done) -> Ending:
         ending = self._ending_of(done)
@@ -465,6 +478,8 @@ class Session:
         return self._conn.last_payload_size - envelope + 3  # 82, less the empty 80 and a0
 
     async def _serve(self, call: Call, binding: HostBinding) -> None:
+        if self._observer is not None:
+            self._observer.call_started(call)
         try:
             await self._answer(call, binding)
         finally:
@@ -493,16 +508,27 @@ class Session:
             return
         except BaseException as exc:  # GeneratorExit, BaseException subclasses
             result = _binding_error(call.id, exc)
+        if self._observer is not None:
+            self._observer.call_ended(call, result)
         self._send(result, payload)
 
     async def _outcome(self, call: Call, binding: HostBinding) -> tuple[Result, bytes | None]:
+        args, kwargs = call.args, call.kwargs
+        if binding.approval is not None:
+            if self._gate is None:
+                self._gate = Gate(self._approve, self.limits.approval_timeout, self._clock)
+            verdict = await self._gate.review(call, binding.approval)
+            if isinstance(verdict, Edit):
+                args, kwargs = verdict.args, verdict.kwargs
+            elif verdict is not None:
+                return Result(id=call.id, error=verdict), None
         timeout = asyncio.timeout(self.limits.call_timeout) if self.limits.call_timeout else None
         try:
             if timeout is None:
-                value = await binding.invoke(call.args, call.kwargs, self._binding_threads)
+                value = await binding.invoke(args, kwargs, self._binding_threads)
             else:
                 async with timeout:
-                    value = await binding.invoke(call.args, call.kwargs, self._binding_threads)
+                    value = await binding.invoke(args, kwargs, self._binding_threads)
         except TimeoutError as exc:
             if timeout is None or not timeout.expired():  # the binding's own TimeoutError
                 return _binding_error(call.id, exc), None

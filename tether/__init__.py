@@ -8,18 +8,29 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Binding", "GuestUnavailable", "Limits", "OutputChunk", "PoolConfig", "RunError",
+__all__ = ["Allow", "ApprovalRequest", "Binding", "CallEnded", "CallStarted", "Deny", "Edit",
+           "EventsDropped", "GuestUnavailable", "Limits", "OutputChunk", "PoolConfig", "RunError",
            "RunResult", "RunSession", "RunStats", "Runtime", "Sandbox", "SandboxUnavailable",
-           "Status", "SyncRunSession", "SyncRuntime", "SyscallFilter", "__version__"]
+           "Printed", "RunEvent", "Status", "SyncRunSession", "SyncRuntime", "SyscallFilter",
+           "__version__", "requires_approval"]
 
 if TYPE_CHECKING:
     from .host import (
+        Allow,
+        ApprovalRequest,
         Binding,
+        CallEnded,
+        CallStarted,
+        Deny,
+        Edit,
+        EventsDropped,
         GuestUnavailable,
         Limits,
         OutputChunk,
         PoolConfig,
+        Printed,
         RunError,
+        RunEvent,
         RunResult,
         RunSession,
         RunStats,
@@ -30,6 +41,7 @@ if TYPE_CHECKING:
         SyncRunSession,
         SyncRuntime,
         SyscallFilter,
+        requires_approval,
     )
 
 
