@@ -10,7 +10,7 @@ import threading
 import warnings
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.codec import DEFAULT_MAX_FRAME_BYTES
 
@@ -36,6 +36,9 @@ from .session import Session
 from .threads import WorkerThreads
 from .variables import RunSession, prepare_variables
 from .zygote import Zygote
+
+if TYPE_CHECKING:
+    from .tracing import Tracing
 
 #: Room is left in the default frame ceiling for RUN's bindings and limits.
 MAX_SOURCE_BYTES = DEFAULT_MAX_FRAME_BYTES - 1024 * 1024
@@ -66,7 +69,9 @@ class Runtime:
     raises RuntimeError. ``syscall_filter`` is the seccomp filter every guest
     runs under, in every profile (:class:`SyscallFilter`; ``None``: none).
     ``check`` is the default of ``run(check=...)``, ``approve`` of
-    ``run(approve=...)``. Use it as an
+    ``run(approve=...)``. ``tracing`` (a :class:`tether.host.tracing.Tracing`,
+    with the ``otel`` extra) makes an OpenTelemetry span of every run and
+    binding call. Use it as an
     async context manager, so that closing it stops the warm guests and ends
     runs still going (their result has status ``cancelled``)::
 
@@ -90,6 +95,7 @@ class Runtime:
         node_packages: str | os.PathLike[str] | None = None,
         preload: Sequence[str] = (),
         approve: ApproveHook | None = None,
+        tracing: Tracing | None = None,
     ) -> None:
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError("limits must be a tether.Limits")
@@ -113,6 +119,7 @@ class Runtime:
         self._closed = False
         self.check_before_run = check
         self.approve = approve
+        self.tracing = tracing
         self._checker = Checker(self._interpreters)
 
     def _pool(self, language: str, limits: Limits, sandbox: Sandbox) -> GuestPool:
@@ -209,19 +216,24 @@ class Runtime:
             if ready is not None:
                 await discard(ready)
             raise RuntimeError("this Runtime is closed")
+        trace = None if self.tracing is None else self.tracing.start(language, str(profile))
         session = Session(source, language, prepared, limits, interpreters=self._interpreters,
                           env=self._env, sandbox=profile, ready=ready, defer=self._defer,
                           binding_threads=self._binding_threads, seccomp=self._seccomp,
                           variables=wire_variables, last_expression=bool(last_expression),
                           packages=self._packages,
                           observer=combine(None if on_event is None else
-                                           Emitter(on_event, limits.output_bytes)),
+                                           Emitter(on_event, limits.output_bytes), trace),
                           approve=self.approve if approve is None else approve)
         ended = asyncio.get_running_loop().create_future()
         self._sessions[session] = ended
+        result: RunResult | None = None
         try:
-            return await session.run()
+            result = await session.run()
+            return result
         finally:
+            if trace is not None:
+                trace.end(result)
             del self._sessions[session]
             ended.set_result(None)
             pool.refill()  # after the run, so a new guest's start-up does not slow it
