@@ -2,6 +2,7 @@
 
 from .approvals import Allow, ApprovalRequest, Deny, Edit, requires_approval
 from .bindings import HostBinding, describe_bindings, prepare_bindings, with_lookup
+from .checkpoints import Suspend
 from .description import Binding, Description, describe
 from .events import CallEnded, CallStarted, EventsDropped, Printed, RunEvent
 from .guests import GuestUnavailable
@@ -16,7 +17,7 @@ from .variables import RunSession
 
 __all__ = [
     "Allow", "ApprovalRequest", "CallEnded", "CallStarted", "Deny", "Edit", "EventsDropped",
-    "Printed", "RunEvent", "requires_approval",
+    "Printed", "RunEvent", "Suspend", "requires_approval",
     "Binding", "Description", "GuestUnavailable", "HostBinding", "Limits", "OutputChunk",
     "PoolConfig", "RunError", "RunResult", "RunSession", "RunStats", "Runtime", "Sandbox",
     "SandboxUnavailable", "Status", "SyncRunSession", "SyncRuntime", "SyscallFilter",

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 from tether.codec import Call, CallError, ErrorCode
 
+from .checkpoints import Suspend
 from .description import Binding
 
 logger = logging.getLogger("tether")
@@ -65,13 +66,14 @@ class Deny:
 @dataclass(frozen=True, slots=True)
 class Edit:
     """Run the binding with these arguments instead (checked like the
-    program's own)."""
+    program's own). A hook may also answer (or raise) :class:`~tether.Suspend`
+    to suspend the run at this call."""
 
     args: list[Any] = field(default_factory=list)  #: positional arguments to pass
     kwargs: dict[str, Any] = field(default_factory=dict)  #: keyword arguments to pass
 
 
-Approval = Allow | Deny | Edit
+Approval = Allow | Deny | Edit | Suspend
 ApproveHook = Callable[[ApprovalRequest], Awaitable[Approval]]
 Policy = bool | Callable[[ApprovalRequest], bool]
 
@@ -112,8 +114,9 @@ class Gate:
         self._clock = clock
         self.run_id = secrets.token_hex(8)
 
-    async def review(self, call: Call, policy: Policy) -> CallError | Edit | None:
-        """None to go on as called, an Edit, or the refusal to send."""
+    async def review(self, call: Call, policy: Policy) -> CallError | Edit | Suspend | None:
+        """None to go on as called, an Edit, a Suspend (the hook suspends
+        the run), or the refusal to send."""
         request = ApprovalRequest(call.name, list(call.args), dict(call.kwargs), call.id,
                                   self.run_id)
         try:
@@ -131,6 +134,8 @@ class Gate:
                 answer = await self._hook(request)
         except TimeoutError:
             return _denied(f"no approval within {self._max_wait:g} s")
+        except Suspend as exc:
+            return exc
         except Exception as exc:
             logger.exception("tether: an approval hook failed")
             return _denied(f"the approval hook failed: {type(exc).__name__}")
@@ -140,7 +145,7 @@ class Gate:
             return None
         if isinstance(answer, Deny):
             return _denied(answer.reason)
-        if isinstance(answer, Edit):
+        if isinstance(answer, Edit | Suspend):
             return answer
         return _denied(f"the approval hook answered {type(answer).__name__}, "
                        "not Allow, Deny or Edit")

@@ -12,12 +12,13 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequenc
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from tether.codec import DEFAULT_MAX_FRAME_BYTES
+from tether.codec import DEFAULT_MAX_FRAME_BYTES, ValueModelError, to_wire
 
 from . import prompt
 from .approvals import ApproveHook
-from .bindings import BindingsArg, describe_bindings, prepare_bindings
+from .bindings import BindingsArg, HostBinding, describe_bindings, prepare_bindings
 from .check import Checker, invalid
+from .checkpoints import CallLog, Checkpoint, CheckpointError, Replay
 from .events import Emitter, EventBuffer, RunEvent, combine
 from .guests import (
     LANGUAGES,
@@ -165,6 +166,7 @@ class Runtime:
         last_expression: bool = False,
         on_event: Callable[[RunEvent], object] | None = None,
         approve: ApproveHook | None = None,
+        suspendable: bool = False,
     ) -> RunResult:
         """Run ``source`` and return how it ended. With ``check`` (default:
         the Runtime's) the program is first type-checked against its
@@ -178,7 +180,10 @@ class Runtime:
         expression returns its value. ``on_event`` is called on the event
         loop with each :data:`~tether.RunEvent` as it happens (see
         :meth:`stream`); ``approve`` (default: the Runtime's) answers the
-        calls whose binding requires approval. Never raises for what the
+        calls whose binding requires approval. ``suspendable`` logs every
+        call, so that a binding raising :class:`~tether.Suspend` ends the
+        run with status ``suspended`` and a ``checkpoint`` for
+        :meth:`resume`. Never raises for what the
         program did; raises ValueError/TypeError for bad arguments,
         SandboxUnavailable for a sandbox this machine lacks, GuestUnavailable
         when the language's interpreter (Node.js) is missing, RuntimeError if
@@ -210,6 +215,47 @@ class Runtime:
                 source, language, [b.description for b in prepared.values()])
             if found:
                 return invalid(found)
+        return await self._start(source, language, prepared, limits, profile, wire_variables,
+                                 bool(last_expression), on_event, approve,
+                                 CallLog() if suspendable else None, None)
+
+    async def resume(self, checkpoint: bytes, value: Any = None, *,
+                     bindings: BindingsArg = None, sandbox: Sandbox | str | None = None,
+                     on_event: Callable[[RunEvent], object] | None = None,
+                     approve: ApproveHook | None = None) -> RunResult:
+        """Go on with a run that ended with status ``suspended``: its program
+        runs again from the start in a new guest, its calls up to the
+        suspension point are answered from the checkpoint's log (no binding
+        is called), the call that suspended returns ``value``, and the run
+        goes on live, with ``bindings`` (the same names as the suspended
+        run's) and suspendable again. A program that calls something else
+        than the log says ends with a ``ResumeDiverged`` error. Raises
+        :class:`~tether.host.checkpoints.CheckpointError` (a ValueError) for
+        bytes that are no checkpoint, or bindings that are not the run's."""
+        self._check_loop()
+        if self._closed:
+            raise RuntimeError("this Runtime is closed")
+        saved = Checkpoint.decode(checkpoint)
+        prepared = prepare_bindings(bindings, saved.language)
+        if sorted(prepared) != sorted(b["name"] for b in saved.bindings):
+            raise CheckpointError(
+                f"the checkpoint's bindings are {sorted(b['name'] for b in saved.bindings)}; "
+                f"resume was given {sorted(prepared)}")
+        try:
+            wire_value = to_wire(value)
+        except ValueModelError as exc:
+            raise TypeError(f"value is outside the value model: {exc}") from None
+        replay = Replay(saved.calls, wire_value)
+        profile = self.sandbox if sandbox is None else resolve(sandbox)
+        return await self._start(saved.source, saved.language, prepared, saved.limits_value(),
+                                 profile, saved.variables, saved.last_expression, on_event,
+                                 approve, replay.log, replay)
+
+    async def _start(self, source: str, language: str, prepared: dict[str, HostBinding],  # noqa: PLR0917
+                     limits: Limits, profile: Sandbox, wire_variables: dict[str, Any] | None,
+                     last_expression: bool, on_event: Callable[[RunEvent], object] | None,
+                     approve: ApproveHook | None, log: CallLog | None,
+                     replay: Replay | None) -> RunResult:
         pool = self._pool(language, limits, profile)
         ready = await pool.acquire()
         if self._closed:  # closed while a guest was being forked for this run
@@ -220,11 +266,12 @@ class Runtime:
         session = Session(source, language, prepared, limits, interpreters=self._interpreters,
                           env=self._env, sandbox=profile, ready=ready, defer=self._defer,
                           binding_threads=self._binding_threads, seccomp=self._seccomp,
-                          variables=wire_variables, last_expression=bool(last_expression),
+                          variables=wire_variables, last_expression=last_expression,
                           packages=self._packages,
                           observer=combine(None if on_event is None else
-                                           Emitter(on_event, limits.output_bytes), trace),
-                          approve=self.approve if approve is None else approve)
+                                           Emitter(on_event, limits.output_bytes), trace, log),
+                          approve=self.approve if approve is None else approve,
+                          log=log, replay=replay)
         ended = asyncio.get_running_loop().create_future()
         self._sessions[session] = ended
         result: RunResult | None = None

@@ -53,6 +53,7 @@ from tether.codec import (
 from .approvals import ApproveHook, Clock, Edit, Gate
 from .bindings import HostBinding
 from .channel import Channel
+from .checkpoints import CallLog, Checkpoint, Replay, Suspend
 from .events import Observer
 from .guests import NODE_MIN_DATA, GuestCommand, Interpreters, Packages, guest_command
 from .limits import Limits
@@ -76,6 +77,7 @@ class Ending:
     killed_after_done: bool = False
     variables: dict[str, Any] | None = None
     dropped_variables: dict[str, str] | None = None
+    checkpoint: bytes | None = None
 
 
 logger = logging.getLogger("tether")
@@ -117,6 +119,8 @@ class Session:
         packages: Packages = Packages(),  # noqa: B008 - frozen, shared safely
         observer: Observer | None = None,
         approve: ApproveHook | None = None,
+        log: CallLog | None = None,
+        replay: Replay | None = None,
     ) -> None:
         """``ready`` is a warm guest to adopt instead of starting one;
         ``defer`` takes the teardown after a DONE, to finish after run() returns
@@ -127,7 +131,9 @@ class Session:
         ``seccomp``: the filter a guest started here runs under.
         ``variables`` (wire values) and ``last_expression`` go into RUN (§7.9).
         ``observer`` is told about output and calls as they happen;
-        ``approve`` answers the calls whose binding requires approval."""
+        ``approve`` answers the calls whose binding requires approval.
+        ``log`` (also among the observers) makes the run suspendable;
+        ``replay`` answers a resumed run's calls up to its suspension point."""
         self.source = source
         self.variables = variables
         self.last_expression = last_expression
@@ -163,6 +169,8 @@ class Session:
         self._approve = approve
         self._clock = Clock()
         self._gate: Gate | None = None
+        self._log = log
+        self._replay = replay
 
     # -- the run -----------------------------------------------------------
 
@@ -375,6 +383,8 @@ class Session:
         ))
 
     def _on_output(self, output: Output) -> None:
+        if self._replay is not None and self._replay.replaying:
+            return  # printed before the suspension point: shown by the suspended run
         self._output.add(output.stream.value, output.text)
         if self._observer is not None:
             self._observer.output(output.stream.value, output.text)
@@ -446,6 +456,9 @@ class Session:
 
     def _on_call(self, call: Call) -> None:
         self._call_count += 1
+        if self._replay is not None and self._replay.replaying:
+            self._replayed(call)
+            return
         binding = self.bindings.get(call.name)
         refusal: CallError | None = None
         if self._conn.state is State.CANCELLING:
@@ -468,6 +481,31 @@ class Session:
         task = _start_task(self._serve(call, binding))
         if not task.done():
             self._calls[call.id] = task
+
+    def _replayed(self, call: Call) -> None:
+        assert self._replay is not None
+        answer = self._replay.answer(call)
+        if isinstance(answer, str):
+            self._finish(Ending(Status.ERROR, RunError("ResumeDiverged", answer)))
+        else:
+            self._send(answer)
+
+    def _suspended(self, call: Call, suspend: Suspend) -> Ending | Result:
+        """The run's end for a call that suspends it, or the call's refusal
+        when the run was not made suspendable."""
+        if self._log is None:
+            return Result(id=call.id, error=CallError(
+                ErrorCode.BINDING_ERROR, "Suspend",
+                f"{call.name}() asked to suspend a run that is not suspendable"))
+        checkpoint = Checkpoint(
+            source=self.source, language=self.language,
+            bindings=[{"name": b.wire.name, "signature": b.wire.signature, "doc": b.wire.doc}
+                      for b in self.bindings.values()],
+            limits=dataclasses.asdict(self.limits), variables=self.variables,
+            last_expression=self.last_expression, calls=self._log.suspended_at(call),
+            reason=suspend.reason)
+        return Ending(Status.SUSPENDED, RunError("Suspended", suspend.reason),
+                      checkpoint=checkpoint.encode())
 
     def _arguments_size(self, call: Call) -> int:
         """The encoded size of ``[args, kwargs]``, from the CALL's payload
@@ -493,6 +531,12 @@ class Session:
         payload = None
         try:
             result, payload = await self._outcome(call, binding)
+        except Suspend as exc:
+            suspended = self._suspended(call, exc)
+            if isinstance(suspended, Ending):
+                self._finish(suspended)
+                return
+            result = suspended
         except asyncio.CancelledError as exc:
             task = asyncio.current_task()
             if task is not None and task.cancelling():
@@ -520,6 +564,8 @@ class Session:
             verdict = await self._gate.review(call, binding.approval)
             if isinstance(verdict, Edit):
                 args, kwargs = verdict.args, verdict.kwargs
+            elif isinstance(verdict, Suspend):
+                raise verdict
             elif verdict is not None:
                 return Result(id=call.id, error=verdict), None
         timeout = asyncio.timeout(self.limits.call_timeout) if self.limits.call_timeout else None
@@ -529,6 +575,8 @@ class Session:
             else:
                 async with timeout:
                     value = await binding.invoke(args, kwargs, self._binding_threads)
+        except Suspend:
+            raise
         except TimeoutError as exc:
             if timeout is None or not timeout.expired():  # the binding's own TimeoutError
                 return _binding_error(call.id, exc), None
@@ -612,6 +660,7 @@ class Session:
             raw_stderr=child.raw_stderr.text(),
             variables=ending.variables,
             dropped_variables=ending.dropped_variables or {},
+            checkpoint=ending.checkpoint,
             stats=RunStats(
                 sandbox=str(self._sandbox),
                 cpu_seconds=self._cpu,

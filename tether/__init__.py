@@ -11,8 +11,8 @@ __version__ = "0.1.0"
 __all__ = ["Allow", "ApprovalRequest", "Binding", "CallEnded", "CallStarted", "Deny", "Edit",
            "EventsDropped", "GuestUnavailable", "Limits", "OutputChunk", "PoolConfig", "RunError",
            "RunResult", "RunSession", "RunStats", "Runtime", "Sandbox", "SandboxUnavailable",
-           "Printed", "RunEvent", "Status", "SyncRunSession", "SyncRuntime", "SyscallFilter",
-           "__version__", "requires_approval"]
+           "Printed", "RunEvent", "Status", "Suspend", "SyncRunSession", "SyncRuntime",
+           "SyscallFilter", "__version__", "requires_approval"]
 
 if TYPE_CHECKING:
     from .host import (
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         Sandbox,
         SandboxUnavailable,
         Status,
+        Suspend,
         SyncRunSession,
         SyncRuntime,
         SyscallFilter,

@@ -257,3 +257,101 @@ def test_names_are_exported() -> None:
     for name in ("Printed", "CallStarted", "CallEnded", "EventsDropped", "Allow", "Deny",
                  "Edit", "ApprovalRequest", "requires_approval"):
         assert name in tether.__all__
+
+
+# -- suspend and resume ------------------------------------------------------
+
+executed: list[str] = []
+
+
+def lookup(key: str) -> str:
+    executed.append(key)
+    return key.upper()
+
+
+def ask_manager(question: str) -> str:
+    raise tether.Suspend(f"waiting for an answer to {question!r}")
+
+
+SUSPENDING = {
+    "python": "a = await lookup('x')\nprint('looked up', a)\n"
+              "answer = await ask_manager('ok?')\nprint('answer', answer)\n"
+              "b = await lookup('y')\nreturn [a, answer, b]",
+    "javascript": "const a = await lookup('x')\nconsole.log('looked up', a)\n"
+                  "const answer = await ask_manager('ok?')\nconsole.log('answer', answer)\n"
+                  "const b = await lookup('y')\nreturn [a, answer, b]",
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_suspended_run_resumes_in_a_new_guest(language: str) -> None:
+    executed.clear()
+    bindings = [lookup, ask_manager]
+    first = run(SUSPENDING[language], language=language, bindings=bindings, suspendable=True)
+    assert first.status == "suspended" and first.checkpoint
+    assert first.error is not None and "ok?" in first.error.message
+    assert first.output == "looked up X\n" and executed == ["x"]
+
+    async def restart() -> RunResult:  # another Runtime: as after the host restarted
+        async with Runtime(pool=None) as rt:
+            assert first.checkpoint is not None
+            return await rt.resume(first.checkpoint, "yes", bindings=bindings)
+
+    resumed = asyncio.run(restart())
+    assert resumed.ok, resumed.error
+    assert resumed.value == ["X", "yes", "Y"]
+    assert resumed.output == "answer yes\n"  # what came before was the first run's
+    assert executed == ["x", "y"]  # the logged call was not made again
+
+
+def test_a_resumed_run_can_suspend_again() -> None:
+    bindings = [lookup, ask_manager]
+    program = "a = await ask_manager('1')\nb = await ask_manager('2')\nreturn [a, b]"
+    first = run(program, bindings=bindings, suspendable=True)
+    assert first.checkpoint is not None
+    second = _go(_runtime().resume(first.checkpoint, "one", bindings=bindings))
+    assert second.status == "suspended" and second.checkpoint is not None
+    third = _go(_runtime().resume(second.checkpoint, "two", bindings=bindings))
+    assert third.value == ["one", "two"]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_diverging_program_fails_and_runs_nothing(language: str) -> None:
+    executed.clear()
+    program = {
+        "python": "import random\nawait lookup(str(random.random()))\n"
+                  "return await ask_manager('?')",
+        "javascript": "await lookup(String(Math.random()))\nreturn await ask_manager('?')",
+    }[language]
+    bindings = [lookup, ask_manager]
+    first = run(program, language=language, bindings=bindings, suspendable=True)
+    assert first.status == "suspended" and first.checkpoint is not None
+    resumed = _go(_runtime().resume(first.checkpoint, "v", bindings=bindings))
+    assert resumed.status == "error"
+    assert resumed.error is not None and resumed.error.type == "ResumeDiverged"
+    assert len(executed) == 1
+
+
+def test_an_approval_hook_can_suspend() -> None:
+    async def later(request: ApprovalRequest) -> Any:
+        return tether.Suspend("a person decides tomorrow")
+
+    first = run("return await wipe()", bindings=[wipe], approve=later, suspendable=True)
+    assert first.status == "suspended" and first.checkpoint is not None
+    resumed = _go(_runtime().resume(first.checkpoint, "approved later", bindings=[wipe]))
+    assert resumed.value == "approved later"
+
+
+def test_without_suspendable_a_suspend_is_a_binding_error() -> None:
+    result = run("try:\n    await ask_manager('?')\nexcept BindingError as e:\n    return e.type",
+                 bindings=[ask_manager])
+    assert result.value == "Suspend"
+
+
+def test_resume_refuses_other_bindings_and_other_bytes() -> None:
+    first = run("return await ask_manager('?')", bindings=[ask_manager], suspendable=True)
+    assert first.checkpoint is not None
+    with pytest.raises(ValueError, match="bindings"):
+        _go(_runtime().resume(first.checkpoint, 1, bindings=[lookup]))
+    with pytest.raises(ValueError, match="checkpoint"):
+        _go(_runtime().resume(b"not one", 1))
