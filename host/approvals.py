@@ -22,7 +22,7 @@ import logging
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from tether.codec import Call, CallError, ErrorCode
 
@@ -80,7 +80,11 @@ Policy = bool | Callable[[ApprovalRequest], bool]
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def requires_approval(function: F | None = None, *,
+@overload
+def requires_approval(function: F, /) -> F: ...
+@overload
+def requires_approval(*, when: Callable[[ApprovalRequest], bool]) -> Callable[[F], F]: ...
+def requires_approval(function: F | None = None, /, *,
                       when: Callable[[ApprovalRequest], bool] | None = None) -> Any:
     """Mark a callable binding as needing approval: ``@requires_approval``
     for every call, ``@requires_approval(when=predicate)`` for the calls
