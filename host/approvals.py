@@ -18,6 +18,7 @@ the approval.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
@@ -165,17 +166,22 @@ class Clock:
 
     def pause(self) -> None:
         self._waiting += 1
-        when = None if self.deadline is None else self.deadline.when()
-        if self._waiting == 1 and when is not None and self.deadline is not None:
-            self._left = when - asyncio.get_running_loop().time()
-            self.deadline.reschedule(None)
+        deadline = self.deadline
+        if self._waiting > 1 or deadline is None or deadline.expired():
+            return
+        when = deadline.when()
+        if when is not None:
+            with contextlib.suppress(RuntimeError):  # the run's wait is already over
+                deadline.reschedule(None)
+                self._left = when - asyncio.get_running_loop().time()
 
     def unpause(self) -> None:
         self._waiting -= 1
-        if self._waiting == 0 and self._left is not None and self.deadline is not None:
-            if not self.deadline.expired():
-                self.deadline.reschedule(asyncio.get_running_loop().time() + self._left)
+        deadline, left = self.deadline, self._left
+        if self._waiting == 0 and left is not None and deadline is not None:
             self._left = None
+            with contextlib.suppress(RuntimeError):
+                deadline.reschedule(asyncio.get_running_loop().time() + left)
 
 
 def _denied(reason: str) -> CallError:

@@ -355,3 +355,16 @@ def test_resume_refuses_other_bindings_and_other_bytes() -> None:
         _go(_runtime().resume(first.checkpoint, 1, bindings=[lookup]))
     with pytest.raises(ValueError, match="checkpoint"):
         _go(_runtime().resume(b"not one", 1))
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_run_timeout_counts_again_after_the_approval(language: str) -> None:
+    async def quick_person(request: ApprovalRequest) -> Allow:
+        await asyncio.sleep(0.2)
+        return Allow()
+
+    program = {"python": "await wipe()\nwhile True:\n    pass",
+               "javascript": "await wipe()\nwhile (true) {}"}[language]
+    result = run(program, language=language, bindings=[wipe], approve=quick_person,
+                 limits=Limits(timeout=0.5))
+    assert result.status == "timeout"
