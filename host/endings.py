@@ -26,6 +26,8 @@ class Ending:
     after_done: bool = False
     variables: dict[str, Any] | None = None
     dropped_variables: dict[str, str] | None = None
+    #: With status ``suspended``: the run's checkpoint.
+    checkpoint: bytes | None = None
 
 
 #: What V8 prints when --max-old-space-size is reached (the process then aborts).

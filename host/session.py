@@ -47,8 +47,10 @@ from tether.codec import (
     variable_name_problem,
 )
 
+from .approvals import ApproveHook, Clock, Edit, Gate
 from .bindings import HostBinding
 from .channel import Channel
+from .checkpoints import CallLog, Checkpoint, Replay, Suspend
 from .endings import (
     Ending,
     at_memory_limit,
@@ -57,6 +59,7 @@ from .endings import (
     done_ending,
     exit_ending,
 )
+from .events import Observer
 from .launch import GuestProcess, StartedGuest, cpu_seconds, memory_use
 from .limits import Limits
 from .output import CappedOutput
@@ -82,6 +85,10 @@ class Session:
         binding_threads: Executor | None = None,
         variables: dict[str, Any] | None = None,
         last_expression: bool = False,
+        observer: Observer | None = None,
+        approve: ApproveHook | None = None,
+        log: CallLog | None = None,
+        replay: Replay | None = None,
     ) -> None:
         """``guest`` is the started guest the run uses (and ends with it);
         ``defer`` takes the teardown after a DONE, to finish after run() returns
@@ -89,7 +96,11 @@ class Session:
         ``wire_tap`` sees every byte on fd 3 (the conformance runner and
         recorder).
         ``binding_threads`` runs sync bindings (default: a pool of this run's own).
-        ``variables`` (wire values) and ``last_expression`` go into RUN (§7.9)."""
+        ``variables`` (wire values) and ``last_expression`` go into RUN (§7.9).
+        ``observer`` is told about output and calls as they happen;
+        ``approve`` answers the calls whose binding requires approval.
+        ``log`` (also among the observers) makes the run suspendable;
+        ``replay`` answers a resumed run's calls up to its suspension point."""
         self.source = source
         self.variables = variables
         self.last_expression = last_expression
@@ -113,6 +124,12 @@ class Session:
         #: A KeyboardInterrupt or SystemExit a binding raised: the run ends,
         #: and run() raises it once everything is cleaned up.
         self._host_exit: BaseException | None = None
+        self._observer = observer
+        self._approve = approve
+        self._clock = Clock()
+        self._gate: Gate | None = None
+        self._log = log
+        self._replay = replay
 
     # -- the run -----------------------------------------------------------
 
@@ -145,7 +162,8 @@ class Session:
                 except RemoteProtocolError as exc:
                     self._protocol_failure(exc)
             try:
-                async with asyncio.timeout(self.limits.timeout):
+                async with asyncio.timeout(self.limits.timeout) as deadline:
+                    self._clock.deadline = deadline  # paused while an approval waits
                     ending = await self._until_end(child)
             except TimeoutError:
                 ending = Ending(Status.TIMEOUT, RunError(
@@ -305,7 +323,11 @@ class Session:
         ))
 
     def _on_output(self, output: Output) -> None:
+        if self._replay is not None and self._replay.replaying:
+            return  # printed before the suspension point: shown by the suspended run
         self._output.add(output.stream.value, output.text)
+        if self._observer is not None:
+            self._observer.output(output.stream.value, output.text)
 
     def _on_done(self, done: Done) -> Ending:
         ending = done_ending(done, at_memory_limit=claims_out_of_memory(done)
@@ -360,6 +382,9 @@ class Session:
 
     def _on_call(self, call: Call) -> None:
         self._call_count += 1
+        if self._replay is not None and self._replay.replaying:
+            self._replayed(call)
+            return
         binding = self.bindings.get(call.name)
         refusal: CallError | None = None
         if self._conn.state is State.CANCELLING:
@@ -383,6 +408,31 @@ class Session:
         if not task.done():
             self._calls[call.id] = task
 
+    def _replayed(self, call: Call) -> None:
+        assert self._replay is not None
+        answer = self._replay.answer(call)
+        if isinstance(answer, str):
+            self._finish(Ending(Status.ERROR, RunError("ResumeDiverged", answer)))
+        else:
+            self._send(answer)
+
+    def _suspended(self, call: Call, suspend: Suspend) -> Ending | Result:
+        """The run's end for a call that suspends it, or the call's refusal
+        when the run was not made suspendable."""
+        if self._log is None:
+            return Result(id=call.id, error=CallError(
+                ErrorCode.BINDING_ERROR, "Suspend",
+                f"{call.name}() asked to suspend a run that is not suspendable"))
+        checkpoint = Checkpoint(
+            source=self.source, language=self.language,
+            bindings=[{"name": b.wire.name, "signature": b.wire.signature, "doc": b.wire.doc}
+                      for b in self.bindings.values()],
+            limits=dataclasses.asdict(self.limits), variables=self.variables,
+            last_expression=self.last_expression, calls=self._log.suspended_at(call),
+            reason=suspend.reason)
+        return Ending(Status.SUSPENDED, RunError("Suspended", suspend.reason),
+                      checkpoint=checkpoint.encode())
+
     def _arguments_size(self, call: Call) -> int:
         """The encoded size of ``[args, kwargs]``, from the CALL's payload
         (deterministic, so the envelope's bytes are known) rather than by
@@ -392,6 +442,8 @@ class Session:
         return self._conn.last_payload_size - envelope + 3  # 82, less the empty 80 and a0
 
     async def _serve(self, call: Call, binding: HostBinding) -> None:
+        if self._observer is not None:
+            self._observer.call_started(call)
         try:
             await self._answer(call, binding)
         finally:
@@ -405,6 +457,12 @@ class Session:
         payload = None
         try:
             result, payload = await self._outcome(call, binding)
+        except Suspend as exc:
+            suspended = self._suspended(call, exc)
+            if isinstance(suspended, Ending):
+                self._finish(suspended)
+                return
+            result = suspended
         except asyncio.CancelledError as exc:
             task = asyncio.current_task()
             if task is not None and task.cancelling():
@@ -420,16 +478,31 @@ class Session:
             return
         except BaseException as exc:  # GeneratorExit, BaseException subclasses
             result = _binding_error(call.id, exc)
+        if self._observer is not None:
+            self._observer.call_ended(call, result)
         self._send(result, payload)
 
     async def _outcome(self, call: Call, binding: HostBinding) -> tuple[Result, bytes | None]:
+        args, kwargs = call.args, call.kwargs
+        if binding.approval is not None:
+            if self._gate is None:
+                self._gate = Gate(self._approve, self.limits.approval_timeout, self._clock)
+            verdict = await self._gate.review(call, binding.approval)
+            if isinstance(verdict, Edit):
+                args, kwargs = verdict.args, verdict.kwargs
+            elif isinstance(verdict, Suspend):
+                raise verdict
+            elif verdict is not None:
+                return Result(id=call.id, error=verdict), None
         timeout = asyncio.timeout(self.limits.call_timeout) if self.limits.call_timeout else None
         try:
             if timeout is None:
-                value = await binding.invoke(call.args, call.kwargs, self._binding_threads)
+                value = await binding.invoke(args, kwargs, self._binding_threads)
             else:
                 async with timeout:
-                    value = await binding.invoke(call.args, call.kwargs, self._binding_threads)
+                    value = await binding.invoke(args, kwargs, self._binding_threads)
+        except Suspend:
+            raise
         except TimeoutError as exc:
             if timeout is None or not timeout.expired():  # the binding's own TimeoutError
                 return _binding_error(call.id, exc), None
@@ -517,6 +590,7 @@ class Session:
             raw_stderr=child.raw_stderr.text(),
             variables=ending.variables,
             dropped_variables=ending.dropped_variables or {},
+            checkpoint=ending.checkpoint,
             stats=RunStats(
                 sandbox=str(launched.profile),
                 cpu_seconds=self._cpu,
