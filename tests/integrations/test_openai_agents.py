@@ -37,7 +37,8 @@ class Scripted(Model):
         self.outputs: list[str] = []
 
     async def get_response(self, *args: Any, **kwargs: Any) -> ModelResponse:
-        _, input, _, tools, *_ = args
+        # The SDK passes every argument by keyword.
+        input, tools = kwargs["input"], kwargs["tools"]
         self.offered = list(tools)
         if isinstance(input, list):
             self.outputs = [item["output"] for item in input if isinstance(item, dict)
