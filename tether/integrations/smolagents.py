@@ -1,0 +1,184 @@
+"""smolagents: a ``PythonExecutor`` for ``CodeAgent(executor=...)`` that runs
+each step in a fresh tether guest, with the agent's tools (and managed
+agents) on the host and the state between steps carried as values.
+
+The agent's prompt has the model call tools as plain functions
+(``get_weather(city="Oslo")``); tether's bindings are async, so in a
+program without ``await`` the executor awaits every such call
+(``(await get_weather(...))``, written in place, so line numbers hold). A
+program that awaits may make calls at once with ``asyncio.gather``; there
+only whole-statement calls are awaited for it (see :func:`awaited`).
+``final_answer(...)`` ends the step with its argument as the answer. A
+program that fails the check before the run, or ends in an error, raises
+from the call, which the agent gives back to the model.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import functools
+import inspect
+import operator
+import threading
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any, TypeVar
+
+from smolagents.local_python_executor import CodeOutput, PythonExecutor
+
+from tether.host import Limits, Runtime
+
+from . import _common
+
+__all__ = ["TetherExecutor", "awaited"]
+
+T = TypeVar("T")
+
+_FINAL_ANSWER = "final_answer"
+
+# smolagents' input types as Python's ("any", images and audio: anything).
+_TYPES: dict[str, Any] = {"string": str, "boolean": bool, "integer": int, "number": float,
+                          "array": list[Any], "object": dict[str, Any], "null": type(None)}
+
+
+class FinalAnswer(Exception):
+    """Raised into the program by ``final_answer``: the step ends."""
+
+
+class TetherExecutor(PythonExecutor):  # type: ignore[misc]  # smolagents is untyped
+    """Runs each code step of a smolagents agent in a fresh tether guest.
+
+    ``limits`` are each step's; ``state`` holds the variables carried from
+    one step to the next (values only: spec §6). The executor owns an event
+    loop in a thread of its own, and a Runtime on it; ``cleanup()`` (which
+    the agent calls) closes both.
+    """
+
+    def __init__(self, *, limits: Limits | None = None, **runtime_options: Any) -> None:
+        self.limits = limits
+        self.state: dict[str, Any] = {}
+        self._tools: dict[str, Any] = {}
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="tether-smolagents",
+                                        daemon=True)
+        self._thread.start()
+        self._runtime = self._call(_open(runtime_options))
+
+    def _call(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
+
+    def send_tools(self, tools: dict[str, Any]) -> None:
+        self._tools = dict(tools)
+
+    def send_variables(self, variables: dict[str, Any]) -> None:
+        self.state.update(variables)
+
+    def __call__(self, code_action: str) -> CodeOutput:
+        answer: list[Any] = []
+        bindings = [_binding(name, tool, answer) for name, tool in self._tools.items()]
+        code = awaited(code_action, set(self._tools))
+        carried = {k: v for k, v in self.state.items() if k not in self._tools}
+        result = self._call(_common.run(
+            self._runtime, code, bindings, limits=self.limits,
+            variables=carried if _common.carries_variables() else None))
+        self.state.update(_common.variables(result))
+        if answer:
+            return CodeOutput(output=answer[0], logs=result.output, is_final_answer=True)
+        if not result.ok:
+            raise RuntimeError(_common.failure_text(result))
+        return CodeOutput(output=result.value, logs=result.output, is_final_answer=False)
+
+    def cleanup(self) -> None:
+        """Close the Runtime and stop the loop (once)."""
+        if self._loop.is_closed():
+            return
+        self._call(self._runtime.aclose())
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()
+        self._loop.close()
+
+
+async def _open(options: Mapping[str, Any]) -> Runtime:
+    return await Runtime(**options).__aenter__()
+
+
+def _binding(name: str, tool: Any, answer: list[Any]) -> Callable[..., Any]:
+    """A tool or managed agent as a binding with the signature its inputs
+    declare (positional or keyword, as smolagents' prompt shows them), run
+    in one of tether's threads (smolagents' tools are synchronous)."""
+    if name == _FINAL_ANSWER:
+        def function(*args: Any, **kwargs: Any) -> Any:
+            answer.append(tool(*args, **kwargs))
+            raise FinalAnswer("the final answer was given; the step ends")
+    else:
+        def function(*args: Any, **kwargs: Any) -> Any:
+            return tool(*args, **kwargs)
+
+    inputs: Mapping[str, Any] = getattr(tool, "inputs", {}) or {}
+    parameters, hints, docs = [], {}, []
+    for key, spec in inputs.items():
+        hints[key] = _hint(spec)
+        optional = bool(spec.get("nullable"))
+        parameters.append(inspect.Parameter(
+            key, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            default=None if optional else inspect.Parameter.empty))
+        if spec.get("description"):
+            docs.append(f"    {key}: {spec['description']}")
+    output = getattr(tool, "output_type", None)
+    if isinstance(output, str):
+        hints["return"] = _hint({"type": output})
+    function.__name__ = name
+    function.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    function.__annotations__ = hints
+    description = getattr(tool, "description", "") or ""
+    function.__doc__ = description + ("\n\nArgs:\n" + "\n".join(docs) if docs else "")
+    return function
+
+
+def _hint(spec: Mapping[str, Any]) -> Any:
+    kinds = spec.get("type")
+    names = kinds if isinstance(kinds, list) else [kinds]
+    types = [_TYPES.get(n, Any) if isinstance(n, str) else Any for n in names]
+    hint: Any = Any if Any in types else functools.reduce(operator.or_, types)
+    return hint | None if spec.get("nullable") and hint is not Any else hint
+
+
+def awaited(code: str, names: set[str]) -> str:
+    """``code`` with calls of ``names`` wrapped in ``(await ...)``, in place,
+    where ``await`` may stand (not in a nested ``def`` or ``lambda``). In
+    code without ``await``, every call; in code that awaits, only those
+    whose value is a whole statement or assignment (``x = f(1)``, ``f(1)``)
+    and calls of ``final_answer`` outside an ``await``: the code's other
+    calls may be meant for ``asyncio.gather``. Code that does not parse is
+    returned as it is, for the run to report."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return code
+    everywhere = not any(isinstance(node, ast.Await | ast.AsyncFor | ast.AsyncWith)
+                         for node in ast.walk(tree))
+    statements = {id(node.value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Expr | ast.Assign | ast.AugAssign | ast.AnnAssign)}
+    spans: list[tuple[int, int, int, int]] = []
+
+    def visit(node: ast.AST, in_await: bool) -> None:
+        if isinstance(node, ast.FunctionDef | ast.Lambda):
+            return
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in names and not in_await
+                and (everywhere or id(node) in statements or node.func.id == _FINAL_ANSWER)):
+            assert node.end_lineno is not None and node.end_col_offset is not None
+            spans.append((node.lineno, node.col_offset, node.end_lineno, node.end_col_offset))
+        for child in ast.iter_child_nodes(node):
+            visit(child, in_await or isinstance(node, ast.Await))
+
+    visit(tree, False)
+    lines = [line.encode() for line in code.splitlines(keepends=True)]
+    # From the last edit to the first (an end before a start at one place),
+    # so the offsets still to apply hold.
+    edits = sorted([(s[2], s[3], 1, b")") for s in spans]
+                   + [(s[0], s[1], 0, b"(await ") for s in spans], reverse=True)
+    for line, column, _, text in edits:
+        raw = lines[line - 1]
+        lines[line - 1] = raw[:column] + text + raw[column:]
+    return b"".join(lines).decode()
