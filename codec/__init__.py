@@ -19,6 +19,7 @@ from .messages import (
     ENVELOPE_DEPTH,
     ENVELOPE_OVERHEAD,
     MAX_CALL_ID,
+    MAX_VARIABLES_BYTES,
     PROTOCOL_VERSION,
     Binding,
     Call,
@@ -36,6 +37,7 @@ from .messages import (
     RunLimits,
     Stream,
     envelope_depth,
+    variable_name_problem,
 )
 from .state import TRANSITIONS, State
 from .values import (
@@ -49,7 +51,9 @@ from .values import (
     check_value,
     count_items,
     decode_payload,
+    decode_payload_in_steps,
     encode_payload,
+    encode_payload_in_steps,
     exceeds_value_items,
     to_wire,
     to_wire_plain,
@@ -59,13 +63,14 @@ from .values import (
 __all__ = [
     "CONNECTION_CLOSED", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_FRAME_BYTES", "DEFAULT_VALUE_BYTES",
     "ENVELOPE_DEPTH", "ENVELOPE_ITEMS", "ENVELOPE_OVERHEAD", "HEADER_SIZE", "MAGIC",
-    "MAX_CALL_ID", "MAX_MAX_DEPTH",
+    "MAX_CALL_ID", "MAX_MAX_DEPTH", "MAX_VARIABLES_BYTES",
     "MIN_MAX_DEPTH", "MIN_MAX_FRAME_BYTES", "NEED_DATA", "PROTOCOL_VERSION", "TRANSITIONS",
     "VERSION", "Binding", "Call", "CallError", "Cancel", "Connection", "ConnectionClosed",
     "Done", "Error", "ErrorCode", "Event", "Frame", "FrameDecoder", "FrameType", "Hello",
     "LocalProtocolError", "Message", "Output", "ProgramError", "ProtocolError", "Result",
     "RemoteProtocolError", "Role", "Run", "RunLimits", "State", "Stream", "Value",
-    "ValueModelError", "check_value", "count_items", "decode_payload", "encode_frame",
-    "encode_payload", "envelope_depth", "exceeds_value_items", "to_wire", "to_wire_plain",
-    "value_items",
+    "ValueModelError", "check_value", "count_items", "decode_payload",
+    "decode_payload_in_steps", "encode_frame", "encode_payload", "encode_payload_in_steps",
+    "envelope_depth", "exceeds_value_items", "to_wire", "to_wire_plain", "value_items",
+    "variable_name_problem",
 ]

@@ -16,6 +16,7 @@ error again on :meth:`next_event`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -33,6 +34,7 @@ from .messages import (
     MESSAGE_TYPES,
     PROTOCOL_VERSION,
     Call,
+    Done,
     Error,
     Hello,
     Message,
@@ -47,6 +49,7 @@ from .values import (
     DEFAULT_VALUE_BYTES,
     ENVELOPE_ITEMS,
     decode_payload,
+    decode_payload_in_steps,
     encode_payload,
     value_items,
 )
@@ -69,7 +72,10 @@ class Connection:
     header); ``max_depth`` bounds the nesting of values received and
     ``max_items`` the data items of a payload (R-CBOR-11; default: what the
     default ``value_bytes`` allows). All three are replaced by the RUN's
-    limits once RUN has crossed (R-LIMIT-2).
+    limits once RUN has crossed (R-LIMIT-2). ``step_bytes``: payloads
+    larger than this are decoded in steps of at most this many bytes, with
+    ``between_steps`` called between them (:func:`decode_payload_in_steps`;
+    None: at once).
     """
 
     def __init__(
@@ -79,18 +85,23 @@ class Connection:
         max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
         max_depth: int = DEFAULT_MAX_DEPTH,
         max_items: int = value_items(DEFAULT_VALUE_BYTES) + ENVELOPE_ITEMS,
+        step_bytes: int | None = None,
+        between_steps: Callable[[], None] | None = None,
     ) -> None:
         self.role = role
         self.peer = Role.GUEST if role is Role.HOST else Role.HOST
         self.state = State.AWAIT_HELLO
         self.max_depth = max_depth
         self.max_items = max_items
+        self.step_bytes = step_bytes
+        self.between_steps = between_steps
         self._decoder = FrameDecoder(max_frame_bytes)
         self._eof = False
         self._peer_done = False  # EOF seen at a frame boundary
         self._failure: RemoteProtocolError | None = None
         self._last_call_id = 0
         self._in_flight: set[int] = set()
+        self._variables = False  # RUN carried variables: DONE must too (R-VARS-3)
         #: Payload size of the last frame received (it bounds any value in it).
         self.last_payload_size = 0
 
@@ -158,8 +169,13 @@ class Connection:
                 continue  # no extension negotiated: discard (R-FRAME-7)
             frame_type = FrameType(frame.type)
             self.last_payload_size = len(frame.payload)
-            envelope = decode_payload(frame.payload, self.max_depth + envelope_depth(frame_type),
-                                      self.max_items)
+            depth = self.max_depth + envelope_depth(frame_type)
+            if self.step_bytes is None:
+                envelope = decode_payload(frame.payload, depth, self.max_items)
+            else:
+                envelope = decode_payload_in_steps(frame.payload, depth, self.max_items,
+                                                   step_bytes=self.step_bytes,
+                                                   between_steps=self.between_steps)
             message = MESSAGE_TYPES[frame_type](envelope)
             self._transition(message, self.peer, RemoteProtocolError)
             return message
@@ -204,7 +220,16 @@ class Connection:
         if isinstance(message, Run):
             self._decoder.max_frame_bytes = message.limits.frame_bytes
             self.max_depth = message.limits.max_depth
-            self.max_items = value_items(message.limits.value_bytes) + ENVELOPE_ITEMS
+            # DONE may carry the variables beside the value (R-VARS-5).
+            self.max_items = value_items(message.limits.value_bytes
+                                         + (message.limits.variables_bytes or 0)) + ENVELOPE_ITEMS
+            self._variables = message.variables is not None
+        elif isinstance(message, Done):
+            cancelled = message.error is not None and message.error.type == "Cancelled"
+            if (message.variables is not None) != self._variables and not (
+                    cancelled and message.variables is None):  # R-VARS-3
+                raise error(ErrorCode.INVALID_MESSAGE, "DONE has variables exactly when RUN "
+                                                       "had them (but for a cancelled run)")
         elif isinstance(message, Call):
             if message.id <= self._last_call_id:
                 raise error(

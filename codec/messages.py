@@ -36,6 +36,18 @@ def envelope_depth(frame_type: FrameType) -> int:
 
 #: The portable identifier subset binding names are drawn from (R-RUN-3).
 _BINDING_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: The largest ``variables_bytes``: a RUN carrying that much stays within the
+#: bounds a guest applies before RUN (R-VARS-1, R-LIMIT-2).
+MAX_VARIABLES_BYTES: Final = 4 * 1024 * 1024
+
+
+def variable_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a variable a RUN carries (R-VARS-1), or None."""
+    if not _BINDING_NAME.fullmatch(name):
+        return "is not an identifier of [A-Za-z_][A-Za-z0-9_]*"
+    if name.startswith("_"):
+        return "is private (starts with _)"
+    return None
 
 
 class Role(enum.Enum):
@@ -196,10 +208,12 @@ class RunLimits:
     open_files: int | None = None
     file_bytes: int | None = None
     processes: int | None = None
+    variables_bytes: int | None = None  # exactly when RUN has variables (R-VARS-1)
 
     _REQUIRED: ClassVar = ("output_bytes", "value_bytes", "frame_bytes", "max_depth",
                            "max_calls_in_flight")
-    _OPTIONAL: ClassVar = ("memory_bytes", "cpu_seconds", "open_files", "file_bytes", "processes")
+    _OPTIONAL: ClassVar = ("memory_bytes", "cpu_seconds", "open_files", "file_bytes", "processes",
+                           "variables_bytes")
 
     def to_wire(self) -> dict[str, int]:
         out = {name: getattr(self, name) for name in self._REQUIRED}
@@ -228,13 +242,18 @@ class RunLimits:
             return f"value_bytes must be in [1, frame_bytes - {ENVELOPE_OVERHEAD}]"
         if self.max_calls_in_flight < 1:
             return "max_calls_in_flight must be at least 1"
+        if self.variables_bytes is not None and self.variables_bytes > MAX_VARIABLES_BYTES:
+            return f"variables_bytes must be at most {MAX_VARIABLES_BYTES}"
         return None
 
 
 @dataclass(frozen=True, slots=True)
 class Run:
     """Host → guest: the program ``source`` in ``language``, the ``bindings``
-    to expose, and the ``limits`` to honour."""
+    to expose, and the ``limits`` to honour. ``variables`` (spec §7.9): names
+    to put in the program's scope, and a request for its top-level names in
+    DONE; None: neither. ``last_expression``: a last bare expression is the
+    program's value (R-VARS-7)."""
 
     TYPE: ClassVar[FrameType] = FrameType.RUN
     SENDER: ClassVar[Role] = Role.HOST
@@ -243,29 +262,55 @@ class Run:
     language: str
     bindings: tuple[Binding, ...]
     limits: RunLimits
+    variables: dict[str, Value] | None = None
+    last_expression: bool = False
 
     def to_wire(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "source": self.source,
             "language": self.language,
             "bindings": [b.to_wire() for b in self.bindings],
             "limits": self.limits.to_wire(),
         }
+        if self.variables is not None:
+            out["variables"] = self.variables
+        if self.last_expression:
+            out["last_expression"] = True
+        return out
 
     @classmethod
     def from_wire(cls, envelope: object) -> Run:
         f = _Fields(envelope, "RUN")
+        last = f.get("last_expression", bool, optional=True)
         run = cls(
             source=f.req("source", str),
             language=f.req("language", str),
             bindings=tuple(Binding.from_wire(b) for b in f.req("bindings", list)),
             limits=RunLimits.from_wire(f.req("limits", dict)),
+            variables=f.get("variables", dict, optional=True),
+            last_expression=bool(last),
         )
         f.done()
         names = [b.name for b in run.bindings]
         if len(set(names)) != len(names):
             raise _invalid("RUN.bindings repeats a name")
+        problem = run.variables_problem()
+        if problem:
+            raise _invalid(f"RUN.variables: {problem}")
         return run
+
+    def variables_problem(self) -> str | None:
+        """Why ``variables`` break R-VARS-1 (but for their size), or None."""
+        if (self.variables is None) != (self.limits.variables_bytes is None):
+            return "limits.variables_bytes must be present exactly when variables are"
+        bindings = {b.name for b in self.bindings}
+        for name in self.variables or ():
+            problem = variable_name_problem(name)
+            if problem is None and name in bindings:
+                problem = "is the name of a binding"
+            if problem:
+                return f"{name!r} {problem}"
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -416,28 +461,41 @@ class ProgramError:
 @dataclass(frozen=True, slots=True)
 class Done:
     """Guest → host, last frame of a run: the program's return ``value``, or
-    the ``error`` that ended it."""
+    the ``error`` that ended it; when RUN had variables, the program's
+    top-level ``variables`` and the names ``dropped`` (name → why) (§7.9)."""
 
     TYPE: ClassVar[FrameType] = FrameType.DONE
     SENDER: ClassVar[Role] = Role.GUEST
 
     value: Value = None
     error: ProgramError | None = None
+    variables: dict[str, Value] | None = None
+    dropped: dict[str, str] | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        if self.error is not None:
-            return {"error": self.error.to_wire()}
-        return {"value": self.value}
+        out: dict[str, Any] = (
+            {"error": self.error.to_wire()} if self.error is not None else {"value": self.value})
+        if self.variables is not None:
+            out["dropped"] = self.dropped or {}
+            out["variables"] = self.variables
+        return out
 
     @classmethod
     def from_wire(cls, envelope: object) -> Done:
         f = _Fields(envelope, "DONE")
         if f.has("error") == f.has("value"):
             raise _invalid("DONE needs exactly one of 'value' and 'error'")
+        if f.has("variables") != f.has("dropped"):
+            raise _invalid("DONE needs both or neither of 'variables' and 'dropped'")
+        variables = f.get("variables", dict, optional=True)
+        dropped = f.get("dropped", dict, optional=True)
+        if dropped is not None and not all(type(v) is str for v in dropped.values()):
+            raise _invalid("DONE.dropped must map names to text")
         if f.has("error"):
-            done = cls(error=ProgramError.from_wire(f.req("error", dict)))
+            done = cls(error=ProgramError.from_wire(f.req("error", dict)),
+                       variables=variables, dropped=dropped)
         else:
-            done = cls(value=f.any("value"))
+            done = cls(value=f.any("value"), variables=variables, dropped=dropped)
         f.done()
         return done
 

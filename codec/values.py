@@ -147,6 +147,66 @@ def encode_payload(item: Mapping[str, Any], *, plain: bool | None = None) -> byt
     return _dumps(item, plain)
 
 
+def encode_payload_in_steps(item: Mapping[str, Any], *, plain: bool, step_items: int = 4096,
+                            between_steps: Callable[[], None] | None = None) -> bytes:
+    """:func:`encode_payload` (with ``plain`` known, from :func:`to_wire_plain`),
+    with no call into the C encoder given more than about ``step_items``
+    items, and ``between_steps`` called between them: the same bytes
+    (preferred serialization is made of its parts' encodings)."""
+    parts: list[bytes] = []
+    _encode_steps(item, plain, step_items, between_steps or _no_pause, parts)
+    return b"".join(parts)
+
+
+def _items_over(value: Any, budget: int) -> bool:
+    """Whether ``value`` holds more than ``budget`` items (looking no further)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is dict or type(item) is list:
+            budget -= len(item) * (2 if type(item) is dict else 1)
+            if budget < 0:
+                return True
+            stack.extend(item.values() if type(item) is dict else item)
+    return False
+
+
+def _encode_steps(value: Any, plain: bool, step: int, pause: Callable[[], None],
+                  parts: list[bytes]) -> None:
+    if not _items_over(value, step):
+        parts.append(_dumps(value, plain))
+        return
+    pairs = type(value) is dict
+    parts.append(_container_head(5 if pairs else 4, len(value)))
+    elements = list(value.items()) if pairs else value
+    group: list[Any] = []
+    size = 0
+
+    def flush() -> None:
+        nonlocal group, size
+        if group:
+            pause()
+            encoded = _dumps(dict(group) if pairs else group, plain)
+            parts.append(encoded[len(_container_head(5 if pairs else 4, len(group))):])
+        group, size = [], 0
+
+    for element in elements:
+        inner = element[1] if pairs else element
+        if _items_over(inner, step):
+            flush()
+            if pairs:
+                parts.append(_dumps(element[0], plain))
+            _encode_steps(inner, plain, step, pause, parts)
+            continue
+        group.append(element)
+        size += 2 if pairs else 1
+        if type(inner) is dict or type(inner) is list:
+            size += len(inner)
+        if size >= step:
+            flush()
+    flush()
+
+
 def _dumps(item: Any, plain: bool) -> bytes:
     return cbor2.dumps(item) if plain else cbor2.dumps(item, encoders=_SHORT_FLOATS)
 
@@ -203,6 +263,138 @@ def decode_payload(payload: bytes, max_depth: int = DEFAULT_MAX_DEPTH,
     if _dumps(item, plain) != payload:
         raise _malformed("not the preferred serialization of its value (or trailing bytes)")
     return item
+
+
+def decode_payload_in_steps(payload: bytes, max_depth: int = DEFAULT_MAX_DEPTH,
+                            max_items: int | None = None, *, step_bytes: int = 16 * 1024,
+                            between_steps: Callable[[], None] | None = None) -> Any:
+    """:func:`decode_payload`, with no step longer than ``step_bytes`` of
+    the payload: containers larger than that are walked here, their elements
+    decoded (strictly, as :func:`decode_payload` does) in groups of at most
+    ``step_bytes``, and ``between_steps`` (if given) is called before each.
+    The same value, or the same error code. For a thread that shares the
+    interpreter with others: the C decoder holds it for as long as a call
+    lasts, and ``between_steps`` can hand it over (``os.sched_yield``)."""
+    if max_items is not None and len(payload) > max_items and \
+            count_items(payload, max_items) > max_items:
+        raise _malformed(f"more than {max_items} data items")
+    if len(payload) <= step_bytes:
+        return decode_payload(payload, max_depth)
+    try:
+        value, end = _decode_steps(payload, 0, max_depth, step_bytes,
+                                   between_steps or _no_pause)
+    except IndexError:
+        raise _malformed("the payload ends inside an item") from None
+    if end != len(payload):
+        raise _malformed("bytes after the item")
+    return value
+
+
+def _head(payload: bytes, pos: int) -> tuple[int, int, int]:
+    """``(major type, argument, position after the head)``, in preferred
+    serialization only (the shortest argument, definite lengths)."""
+    initial = payload[pos]
+    major, info = initial >> 5, initial & 0x1F
+    if info < 24:
+        return major, info, pos + 1
+    if info > 27:
+        raise _malformed("indefinite length or reserved additional information")
+    width = 1 << (info - 24)
+    if pos + 1 + width > len(payload):
+        raise IndexError
+    argument = int.from_bytes(payload[pos + 1:pos + 1 + width], "big")
+    if major != 7 and argument < (24 if width == 1 else 1 << (4 * width)):
+        raise _malformed(f"{argument} not in its shortest form")
+    return major, argument, pos + 1 + width
+
+
+def _item_end(payload: bytes, pos: int) -> int:
+    """Where the item at ``pos`` ends (its heads are read, nothing is built)."""
+    remaining = 1
+    while remaining:
+        major, argument, pos = _head(payload, pos)
+        remaining -= 1
+        if major in (2, 3):
+            pos += argument
+        elif major == 4:
+            remaining += argument
+        elif major == 5:
+            remaining += 2 * argument
+        elif major == 6:
+            remaining += 1
+    if pos > len(payload):
+        raise IndexError
+    return pos
+
+
+def _container_head(major: int, length: int) -> bytes:
+    """The preferred head of an array (4) or map (5) of ``length``."""
+    if length < 24:
+        return bytes([major << 5 | length])
+    for info, width in ((24, 1), (25, 2), (26, 4), (27, 8)):
+        if length < 1 << (8 * width):
+            return bytes([major << 5 | info]) + length.to_bytes(width, "big")
+    raise _malformed(f"a container of {length} items")
+
+
+def _no_pause() -> None:
+    pass
+
+
+def _decode_steps(payload: bytes, pos: int, depth: int, step: int,
+                  pause: Callable[[], None]) -> tuple[Any, int]:
+    """The item at ``pos`` and where it ends. ``depth`` is what is left of
+    the depth bound for it, as :func:`decode_payload`'s ``max_depth`` for a
+    payload holding only this item."""
+    end = _item_end(payload, pos)
+    major, length, start = _head(payload, pos)
+    if end - pos <= step or major not in (4, 5):  # small, or one string or number
+        return decode_payload(payload[pos:end], depth), end
+    if depth <= 0:
+        raise _malformed("nested too deeply")
+    pairs = major == 5
+    out: Any = {} if pairs else []
+    group_start = position = start
+    group_items = 0
+
+    def flush() -> None:
+        if not group_items:
+            return
+        wrapper = _container_head(major, group_items) + payload[group_start:position]
+        pause()
+        decoded = decode_payload(wrapper, depth)  # the wrapper stands where the container is
+        if not pairs:
+            out.extend(decoded)
+            return
+        for key, value in decoded.items():
+            if key in out:
+                raise _malformed(f"duplicate key {key!r}")
+            out[key] = value
+
+    for _ in range(length):
+        key_end = _item_end(payload, position) if pairs else position
+        item_end = _item_end(payload, key_end)
+        if item_end - position <= step:
+            if item_end - group_start > step:
+                flush()
+                group_start, group_items = position, 0
+            group_items += 1
+            position = item_end
+            continue
+        flush()  # a large element: walked on its own
+        if pairs:
+            key = decode_payload(payload[position:key_end], depth - 1)
+            if type(key) is not str:
+                raise _malformed(f"map key {key!r} is not a text string")
+            if key in out:
+                raise _malformed(f"duplicate key {key!r}")
+            out[key], position = _decode_steps(payload, key_end, depth - 1, step, pause)
+        else:
+            item, position = _decode_steps(payload, position, depth - 1, step, pause)
+            out.append(item)
+        group_start, group_items = position, 0
+    flush()
+    return out, position
 
 
 def check_value(value: object, max_depth: int = DEFAULT_MAX_DEPTH) -> None:

@@ -62,6 +62,8 @@ def generalize(sender: str, frame_type: FrameType, envelope: Any, ids: _Ids | No
         value["error"] = error
     elif frame_type is FrameType.ERROR:
         value["message"] = "<text>"
+    if frame_type is FrameType.DONE and "dropped" in value:  # reasons are each guest's words
+        value["dropped"] = {name: "<text>" for name in value["dropped"]}
     return value
 
 
@@ -69,7 +71,8 @@ def _header(scenario: Scenario, modes: list[str]) -> Transcript:
     return Transcript(scenario=scenario.name, title=scenario.title,
                       requirements=list(scenario.requirements), modes=modes,
                       bindings=list(scenario.bindings), limits=dict(scenario.limits),
-                      level=scenario.level, programs=dict(scenario.programs))
+                      level=scenario.level, programs=dict(scenario.programs),
+                      variables=scenario.variables, last_expression=scenario.last_expression)
 
 
 def _language(scenario: Scenario) -> str:
@@ -112,7 +115,8 @@ async def _record_program(scenario: Scenario) -> Transcript:
     tap = WireTap()
     session = Session(scenario.programs[language], language,
                       prepare_bindings({n: BINDINGS[n] for n in scenario.bindings}),
-                      limits_for(t), interpreters=Interpreters(), wire_tap=tap)
+                      limits_for(t), interpreters=Interpreters(), wire_tap=tap,
+                      variables=t.variables, last_expression=t.last_expression)
     result = await session.run()
     ids = _Ids()
     for sender, frame_type, envelope, raw in tap.frames:

@@ -434,7 +434,7 @@ async def run_host(t: Transcript, language: str, *,
         session = Session(program, language,
                           prepare_bindings({n: BINDINGS[n] for n in t.bindings}),
                           limits_for(t, timeout), interpreters=Interpreters(), command=command,
-                          wire_tap=tap)
+                          wire_tap=tap, variables=t.variables, last_expression=t.last_expression)
         result = await session.run()
     return result, tap
 
@@ -491,6 +491,10 @@ def host_result_summary(result: RunResult) -> dict[str, Any]:
         summary["output"] = result.output
     if result.limit:
         summary["limit"] = result.limit
+    if result.variables is not None:
+        summary["variables"] = result.variables
+        if result.dropped_variables:
+            summary["dropped"] = sorted(result.dropped_variables)
     return summary
 
 

@@ -74,6 +74,8 @@ class Scenario:
     done_message: str | None = None  # a pattern for DONE's error message (type kept)
     level: str = "MUST"
     script: tuple[Step, ...] = ()
+    variables: dict[str, Any] | None = None  # RUN's variables (spec §7.9)
+    last_expression: bool = False
 
 
 def g(kind: str, payload: Any = None, *, optional: bool = False) -> Step:
@@ -178,6 +180,22 @@ SCENARIOS: tuple[Scenario, ...] = (
                            "return await asyncio.gather(add(1, 2), add(3, 4), add(5, 6))",
                  "javascript": "return await Promise.all([add(1, 2), add(3, 4), add(5, 6)])",
              }),
+    Scenario("variables", "Variables go in as top-level names and come back with the new ones",
+             ("R-VARS-1", "R-VARS-2", "R-VARS-3", "R-VARS-4", "R-VARS-5"), bindings=("add",),
+             limits={**LIMITS, "variables_bytes": 1024},
+             variables={"rows": [1, 2, 3], "unit": "km"},
+             programs={
+                 "python": "import math\ntotal = await add(sum(rows), 0)\n_scratch = 1\n"
+                           "when = object()\nbig = 'x' * 2000\n"
+                           "def helper():\n    pass\nreturn f'{total} {unit}'",
+                 "javascript": "const total = await add(rows.reduce((a, b) => a + b, 0), 0)\n"
+                               "let _scratch = 1\nconst when = new Date(0)\n"
+                               "const big = 'x'.repeat(2000)\n"
+                               "function helper() {}\nreturn `${total} ${unit}`",
+             }),
+    Scenario("last-expression", "With last_expression, a last bare expression is the result",
+             ("R-VARS-7",), last_expression=True,
+             programs={"python": "x = 20\nx * 2 + 2", "javascript": "const x = 20\nx * 2 + 2"}),
     Scenario("keyword-arguments", "Keyword arguments travel in kwargs",
              ("R-CALL-1",), bindings=("add",),
              programs={"python": "return await add(1, b=2)"}),

@@ -70,6 +70,8 @@ class Transcript:
     programs: dict[str, str] = field(default_factory=dict)  # from program.* beside the file
     steps: list[Step] = field(default_factory=list)
     directory: Path | None = None  # where it was loaded from
+    variables: dict[str, Any] | None = None  # RUN's variables (spec §7.9), if any
+    last_expression: bool = False
 
 
 # -- diagnostic notation --------------------------------------------------------
@@ -127,6 +129,10 @@ def format_transcript(t: Transcript) -> str:
         out.append(f"# bindings: {', '.join(t.bindings)}")
     if t.limits:
         out.append(f"# limits: {json.dumps(t.limits, sort_keys=True)}")
+    if t.variables is not None:
+        out.append(f"# variables: {diag(t.variables)}")
+    if t.last_expression:
+        out.append("# last-expression: true")
     if t.host_result:
         out.append(f"# host-result: {diag(t.host_result)}")
     if t.timeout != 10.0:
@@ -213,6 +219,10 @@ def _header(t: Transcript, key: str, value: str) -> None:
         t.limits = json.loads(value)
     elif key == "host-result":
         t.host_result = parse_diag(value)
+    elif key == "variables":
+        t.variables = parse_diag(value)
+    elif key == "last-expression":
+        t.last_expression = value == "true"
     elif key == "timeout":
         t.timeout = float(value)
 

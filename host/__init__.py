@@ -9,10 +9,12 @@ from .result import OutputChunk, RunError, RunResult, RunStats, Status
 from .runtime import Runtime
 from .sandbox import Sandbox, SandboxUnavailable
 from .seccomp import SyscallFilter
+from .sync import SyncRunSession, SyncRuntime
+from .variables import RunSession
 
 __all__ = [
     "Binding", "Description", "GuestUnavailable", "HostBinding", "Limits", "OutputChunk",
-    "PoolConfig", "RunError", "RunResult", "RunStats", "Runtime", "Sandbox",
-    "SandboxUnavailable", "Status", "SyscallFilter", "describe", "describe_bindings",
-    "prepare_bindings", "with_lookup",
+    "PoolConfig", "RunError", "RunResult", "RunSession", "RunStats", "Runtime", "Sandbox",
+    "SandboxUnavailable", "Status", "SyncRunSession", "SyncRuntime", "SyscallFilter",
+    "describe", "describe_bindings", "prepare_bindings", "with_lookup",
 ]

@@ -14,7 +14,7 @@ import os
 import resource
 import shutil
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -54,7 +54,8 @@ class Interpreters:
         if node is None:
             raise GuestUnavailable("JavaScript/TypeScript need Node.js >= 20 on PATH "
                                    "(or Runtime(node=...))")
-        if not (GUEST_DIR / "node" / "node_modules" / "cbor2").is_dir():
+        modules = GUEST_DIR / "node" / "node_modules"
+        if not all((modules / name).is_dir() for name in ("cbor2", "acorn", "amaro")):
             raise GuestUnavailable(f"the Node guest's npm packages are missing from "
                                    f"{GUEST_DIR / 'node'} (a wheel carries them; in a source "
                                    f"checkout run `make setup`)")
@@ -74,6 +75,84 @@ class GuestCommand:
     seccomp: bytes = b""
     landlock: bool = False
     confines_itself: bool = False
+    #: Host paths the sandbox binds read-only at the same place (packages).
+    binds: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Packages:
+    """Third-party packages programs may import: ``python``, a
+    site-packages directory; ``node``, a ``node_modules`` directory;
+    ``preload``, modules the CPython template (and warm guests) import
+    before any run."""
+
+    python: str | None = None
+    node: str | None = None
+    preload: tuple[str, ...] = ()
+
+    @classmethod
+    def prepare(cls, python: str | os.PathLike[str] | None, node: str | os.PathLike[str] | None,
+                preload: Sequence[str], interpreter: str) -> Packages:
+        """Check and resolve the Runtime's arguments; raises ValueError."""
+        if isinstance(preload, str) or not all(
+                isinstance(m, str) and all(part.isidentifier() for part in m.split("."))
+                for m in preload):
+            raise ValueError("preload must be a sequence of module names, e.g. ('pandas',)")
+        return cls(python=None if python is None else site_packages(python, interpreter),
+                   node=None if node is None else node_modules(node),
+                   preload=tuple(preload))
+
+    def python_modules(self) -> tuple[str, ...]:
+        """The top-level modules programs can import from ``python`` (for
+        describing a Runtime to a model), private names left out."""
+        if self.python is None:
+            return ()
+        import pkgutil
+
+        return tuple(sorted({m.name for m in pkgutil.iter_modules([self.python])
+                             if not m.name.startswith("_")}))
+
+
+def site_packages(path: str | os.PathLike[str], interpreter: str) -> str:
+    """The site-packages directory of ``path``: a virtual environment (its
+    ``lib/pythonX.Y/site-packages`` for the guests' interpreter's X.Y) or a
+    site-packages directory itself."""
+    root = Path(path).resolve()
+    if not root.is_dir():
+        raise ValueError(f"python_packages: {root} is not a directory")
+    if not (root / "pyvenv.cfg").exists():
+        return str(root)
+    version = _python_version(interpreter)
+    candidates = sorted(root.glob("lib/python3*/site-packages"))
+    for candidate in candidates:
+        if candidate.parent.name == f"python{version}":
+            return str(candidate)
+    found = ", ".join(c.parent.name for c in candidates) or "none"
+    raise ValueError(f"python_packages: the virtual environment {root} has no site-packages "
+                     f"for Python {version} (found: {found})")
+
+
+@cache
+def _python_version(interpreter: str) -> str:
+    if os.path.realpath(interpreter) == os.path.realpath(sys.executable):
+        return f"{sys.version_info[0]}.{sys.version_info[1]}"
+    import subprocess
+
+    out = subprocess.run([interpreter, "-I", "-S", "-c",
+                          "import sys; print('%d.%d' % sys.version_info[:2])"],
+                         capture_output=True, text=True, check=True, timeout=30)
+    return out.stdout.strip()
+
+
+def node_modules(path: str | os.PathLike[str]) -> str:
+    """The ``node_modules`` directory of ``path`` (a prepared directory that
+    holds one, or that directory itself)."""
+    root = Path(path).resolve()
+    if root.name != "node_modules":
+        root = root / "node_modules"
+    if not root.is_dir():
+        raise ValueError(f"node_packages: {root} is not a directory")
+    return str(root)
 
 
 @cache
@@ -98,15 +177,20 @@ def guest_command(
     *,
     warm: bool = False,
     seccomp: bytes = b"",
+    packages: Packages = Packages(),
 ) -> GuestCommand:
     """``warm``: the guest will wait in a pool, so it should do before RUN
-    whatever work it can (the CPython guest loads asyncio, the Node guest
-    runs its own paths once). ``seccomp``: the filter it runs under."""
+    whatever work it can (the CPython guest loads asyncio and the modules to
+    preload, the Node guest runs its own paths once). ``seccomp``: the filter
+    it runs under."""
     full_env = guest_env(workdir, env)
     if language == "python":
-        argv = [*_python_argv(interpreters), "--cwd", workdir]
+        argv = [*_python_argv(interpreters, packages), "--cwd", workdir]
         if warm:
             argv.append("--warm")
+            for module in packages.preload:
+                argv += ["--preload", module]
+        binds = (packages.python,) if packages.python else ()
     elif language in ("javascript", "typescript"):
         argv = [interpreters.node_path(), "--disable-warning=ExperimentalWarning"]
         if limits.memory_bytes is not None:
@@ -114,31 +198,40 @@ def guest_command(
         argv += [str(GUEST_DIR / "node" / "main.mjs"), "--cwd", workdir]
         if warm:
             argv.append("--warm")
+        binds = ()
+        if packages.node:  # the program's require() looks there last (NODE_PATH)
+            full_env["NODE_PATH"] = packages.node
+            binds = (packages.node,)
     else:
         raise ValueError(f"unsupported language {language!r}; tether runs: {', '.join(LANGUAGES)}")
     return GuestCommand(tuple(argv), full_env, seccomp, landlock=True,
-                        confines_itself=language == "python")
+                        confines_itself=language == "python", binds=binds)
 
 
-def _python_argv(interpreters: Interpreters) -> list[str]:
+def _python_argv(interpreters: Interpreters, packages: Packages) -> list[str]:
     # The real interpreter, not a venv's symlink: the sandbox binds only it,
     # and the guest finds its imports through --path, not a venv.
     argv = [os.path.realpath(interpreters.python), "-I", "-S", "-B",
             str(GUEST_DIR / "python" / "main.py")]
     for path in _python_paths():
         argv += ["--path", path]
+    if packages.python:
+        argv += ["--packages", packages.python]
     return argv
 
 
 def zygote_command(workdir: str, mode: str, interpreters: Interpreters,
                    env: Mapping[str, str] | None = None, *,
-                   seccomp: bytes = b"") -> GuestCommand:
+                   seccomp: bytes = b"", packages: Packages = Packages()) -> GuestCommand:
     """The CPython fork server (host/zygote.py); ``mode`` is isolate or plain.
     The template itself runs unconfined (it makes each run's namespaces);
     the options in its argv are for every guest it forks."""
-    argv = (*_python_argv(interpreters), "--zygote", mode,
-            *confinement.options(seccomp, landlock=mode == "plain"))
-    return GuestCommand(argv, guest_env(workdir, env))
+    argv = [*_python_argv(interpreters, packages), "--zygote", mode,
+            *confinement.options(seccomp, landlock=mode == "plain")]
+    for module in packages.preload:
+        argv += ["--preload", module]
+    binds = (packages.python,) if packages.python else ()
+    return GuestCommand(tuple(argv), guest_env(workdir, env), binds=binds)
 
 
 def apply_rlimits(pid: int, language: str, limits: Limits) -> None:

@@ -10,6 +10,7 @@ from tether.codec import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_FRAME_BYTES,
     DEFAULT_VALUE_BYTES,
+    MAX_VARIABLES_BYTES,
     RunLimits,
 )
 
@@ -35,6 +36,10 @@ class Limits:
     - ``raw_output_bytes``: kept of the child's raw fd 1 and fd 2, each.
     - ``value_bytes``: largest encoded return value, argument set or result.
     - ``frame_bytes``: frame ceiling on fd 3.
+    - ``variables_bytes``: of a run given ``variables``, the encoded
+      variables it starts with, and those it ends with (with the names left
+      out); past it, names are left out and listed in
+      ``RunResult.dropped_variables``. At most 4 MiB.
 
     Shape:
 
@@ -74,6 +79,7 @@ class Limits:
     file_bytes: int | None = 64 * MiB
     processes: int | None = 256
     disk_bytes: int | None = 256 * MiB
+    variables_bytes: int = 4 * MiB
 
     def __post_init__(self) -> None:
         for name in ("timeout", "kill_grace"):
@@ -85,6 +91,8 @@ class Limits:
             raise ValueError("output limits must not be negative")
         if self.disk_bytes is not None and not self.disk_bytes > 0:
             raise ValueError("Limits.disk_bytes must be positive or None")
+        if not 0 <= self.variables_bytes <= MAX_VARIABLES_BYTES:
+            raise ValueError(f"Limits.variables_bytes must be in [0, {MAX_VARIABLES_BYTES}]")
         problem = self.wire().problem()
         if problem:
             raise ValueError(f"Limits: {problem}")

@@ -25,6 +25,7 @@ from tether.codec import NEED_DATA, Connection, Hello, ProtocolError, Role
 from .guests import GuestCommand
 from .limits import Limits
 from .process import Child, in_thread, remove_tree
+from .reader import STEP_BYTES, between_steps
 from .sandbox import Launched, Sandbox, launch
 from .zygote import Zygote, ZygoteError
 
@@ -183,7 +184,7 @@ async def _until_hello(launched: Launched, workdir: str | None,
     """Wait for the guest's HELLO (then ``then`` prepares it for its run);
     anything else is a start error."""
     child = launched.child
-    conn = Connection(Role.HOST)
+    conn = Connection(Role.HOST, step_bytes=STEP_BYTES, between_steps=between_steps)
     loop = asyncio.get_running_loop()
     try:
         async with asyncio.timeout(START_TIMEOUT):

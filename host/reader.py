@@ -6,9 +6,10 @@ and every run shares the loop, so it is bounded three ways:
 - a payload may hold only so many data items (R-CBOR-11), counted before
   anything is built;
 - a frame whose payload is larger than ``APART_BYTES`` is decoded in
-  tether's decoding thread. Decoding in C still holds the interpreter while
-  it runs, but the item bound keeps each stretch short and the loop runs
-  between them;
+  tether's decoding thread, in steps of ``STEP_BYTES``: the C decoder holds
+  the interpreter for as long as a call lasts, so no call is given more
+  than one step, and the thread yields it between steps (the connection's
+  ``between_steps``), so the loop never waits long for it;
 - smaller payloads are decoded on the loop, at most ``TURN_BYTES`` of them
   per turn; reading is paused until the backlog is worked off, so a guest
   that floods blocks on its own full socket.
@@ -21,6 +22,7 @@ again (``on_idle``).
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from typing import Final
 
@@ -30,14 +32,23 @@ from tether.codec.frames import _NeedData
 from . import threads
 from .channel import Channel
 
-#: Larger payloads are decoded in the decoding thread.
+#: Larger payloads are decoded in the decoding thread...
 APART_BYTES: Final = 32 * 1024
+#: ...in steps of at most this many bytes (the connection's ``step_bytes``).
+STEP_BYTES: Final = 16 * 1024
 #: Payload bytes decoded on the loop in one turn.
 TURN_BYTES: Final = 64 * 1024
 
 #: One decoding thread for every run: big frames wait for each other, and
 #: the loop competes with one thread at most.
 decoding = threads.WorkerThreads(1, "tether-decode")
+
+
+def between_steps() -> None:
+    """Hand the interpreter over between decoding steps: ``sleep(0)`` lets
+    go of it and, when the loop's thread is waiting for it, takes it back
+    only after the loop has had it (``os.sched_yield`` takes it back at once)."""
+    time.sleep(0)
 
 
 class Reader:

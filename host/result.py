@@ -92,6 +92,13 @@ class RunResult:
     stats: RunStats = field(default_factory=RunStats)  #: what the run used
     #: With status ``invalid``: each problem the check found, in source order.
     diagnostics: tuple[RunError, ...] = ()
+    #: The program's top-level names at its end whose values are in the value
+    #: model, when the run was given ``variables`` (None otherwise, and when
+    #: the run ended before the program did: a timeout, a crash).
+    variables: dict[str, Value] | None = None
+    #: Top-level names left out of ``variables``, each with why (outside the
+    #: value model, over ``Limits.variables_bytes``).
+    dropped_variables: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -127,4 +134,6 @@ class RunResult:
             "raw_stderr": self.raw_stderr,
             "stats": asdict(self.stats),
             "diagnostics": [asdict(d) for d in self.diagnostics],
+            "variables": self.variables,
+            "dropped_variables": dict(self.dropped_variables),
         }

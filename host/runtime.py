@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import threading
 import warnings
-from collections.abc import Coroutine, Mapping
+from collections.abc import Coroutine, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -15,7 +16,14 @@ from tether.codec import DEFAULT_MAX_FRAME_BYTES
 from . import prompt
 from .bindings import BindingsArg, describe_bindings, prepare_bindings
 from .check import Checker, invalid
-from .guests import LANGUAGES, GuestCommand, Interpreters, guest_command, zygote_command
+from .guests import (
+    LANGUAGES,
+    GuestCommand,
+    Interpreters,
+    Packages,
+    guest_command,
+    zygote_command,
+)
 from .limits import Limits
 from .pool import ForkStarter, GuestPool, PoolConfig, SpawnStarter, Starter, discard
 from .result import RunError, RunResult
@@ -23,6 +31,7 @@ from .sandbox import Sandbox, resolve
 from .seccomp import SeccompUnavailable, SyscallFilter
 from .session import Session
 from .threads import WorkerThreads
+from .variables import RunSession, prepare_variables
 from .zygote import Zygote
 
 #: Room is left in the default frame ceiling for RUN's bindings and limits.
@@ -42,7 +51,14 @@ class Runtime:
     is the isolation profile (:class:`Sandbox`): ``"namespaces"`` (bwrap;
     raises SandboxUnavailable where it cannot work), ``"process"`` (no
     boundary), or ``"auto"``, the default: namespaces where available, else
-    process with a RuntimeWarning; ``runtime.sandbox`` says which. A Runtime
+    process with a RuntimeWarning; ``runtime.sandbox`` says which.
+    ``python_packages`` (a virtual environment or a site-packages directory)
+    and ``node_packages`` (a directory with a ``node_modules``, or that
+    ``node_modules``) are third-party packages programs may import, bound
+    read-only into the sandbox; tether's own modules stay out of the
+    programs' import path. ``preload`` names modules the CPython fork
+    server imports in its template (and warm guests before their run), so
+    a program's ``import pandas`` finds it loaded. A Runtime
     belongs to the event loop it is first used on; using it from another
     raises RuntimeError. ``syscall_filter`` is the seccomp filter every guest
     runs under, in every profile (:class:`SyscallFilter`; ``None``: none).
@@ -66,6 +82,9 @@ class Runtime:
         binding_threads: int = 32,
         syscall_filter: SyscallFilter | None = SyscallFilter(),  # noqa: B008 - frozen
         check: bool = False,
+        python_packages: str | os.PathLike[str] | None = None,
+        node_packages: str | os.PathLike[str] | None = None,
+        preload: Sequence[str] = (),
     ) -> None:
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError("limits must be a tether.Limits")
@@ -77,6 +96,8 @@ class Runtime:
         self.limits = limits or Limits()
         self._env = dict(env or {})
         self._interpreters = Interpreters(python=python or sys.executable, node=node)
+        self._packages = Packages.prepare(python_packages, node_packages, preload,
+                                          self._interpreters.python)
         self._pool_config = pool or PoolConfig(size=0, fork_server=False)
         self.sandbox = resolve(sandbox)
         self._seccomp = _compile(syscall_filter)
@@ -97,7 +118,8 @@ class Runtime:
         if pool is None:
             def command_for(workdir: str) -> GuestCommand:
                 return guest_command(language, workdir, limits, self._interpreters,
-                                     self._env, warm=True, seccomp=self._seccomp)
+                                     self._env, warm=True, seccomp=self._seccomp,
+                                     packages=self._packages)
 
             spawn = SpawnStarter(language, command_for, limits, sandbox)
             starter: Starter = spawn
@@ -112,7 +134,7 @@ class Runtime:
         if zygote is None:
             def command_for(workdir: str, mode: str) -> GuestCommand:
                 return zygote_command(workdir, mode, self._interpreters, self._env,
-                                      seccomp=self._seccomp)
+                                      seccomp=self._seccomp, packages=self._packages)
 
             zygote = self._zygotes[sandbox] = Zygote(command_for, sandbox)
         return zygote
@@ -126,11 +148,19 @@ class Runtime:
         limits: Limits | None = None,
         sandbox: Sandbox | str | None = None,
         check: bool | None = None,
+        variables: Mapping[str, Any] | None = None,
+        last_expression: bool = False,
     ) -> RunResult:
         """Run ``source`` and return how it ended. With ``check`` (default:
         the Runtime's) the program is first type-checked against its
         bindings' declarations, and one that fails is not run: status
-        ``invalid``, the problems in ``diagnostics``. Never raises for what the
+        ``invalid``, the problems in ``diagnostics``.
+
+        ``variables`` (values of the value model) become top-level names of
+        the program before it starts, and ask for the program's top-level
+        names at its end in ``result.variables`` (pass ``{}`` for those
+        alone); ``last_expression``: a program that ends with a bare
+        expression returns its value. Never raises for what the
         program did; raises ValueError/TypeError for bad arguments,
         SandboxUnavailable for a sandbox this machine lacks, GuestUnavailable
         when the language's interpreter (Node.js) is missing, RuntimeError if
@@ -155,6 +185,8 @@ class Runtime:
         limits = limits or self.limits
         profile = self.sandbox if sandbox is None else resolve(sandbox)
         prepared = prepare_bindings(bindings, language)
+        wire_variables = None if variables is None else \
+            prepare_variables(variables, prepared, limits)
         if self.check_before_run if check is None else check:
             found = await self._checker.diagnostics(
                 source, language, [b.description for b in prepared.values()])
@@ -168,7 +200,9 @@ class Runtime:
             raise RuntimeError("this Runtime is closed")
         session = Session(source, language, prepared, limits, interpreters=self._interpreters,
                           env=self._env, sandbox=profile, ready=ready, defer=self._defer,
-                          binding_threads=self._binding_threads, seccomp=self._seccomp)
+                          binding_threads=self._binding_threads, seccomp=self._seccomp,
+                          variables=wire_variables, last_expression=bool(last_expression),
+                          packages=self._packages)
         ended = asyncio.get_running_loop().create_future()
         self._sessions[session] = ended
         try:
@@ -177,6 +211,26 @@ class Runtime:
             del self._sessions[session]
             ended.set_result(None)
             pool.refill()  # after the run, so a new guest's start-up does not slow it
+
+    def session(
+        self,
+        variables: Mapping[str, Any] | None = None,
+        *,
+        language: str = "python",
+        bindings: BindingsArg = None,
+        limits: Limits | None = None,
+        sandbox: Sandbox | str | None = None,
+        last_expression: bool = False,
+    ) -> RunSession:
+        """A :class:`RunSession`: runs that pass their variables on to the
+        next run, starting from ``variables`` (e.g. what ``save()`` gave)::
+
+            async with rt.session() as s:
+                await s.run("rows = await load()", bindings={"load": load})
+                result = await s.run("return len(rows)")
+        """
+        return RunSession(self, variables, language=language, bindings=bindings,
+                          limits=limits, sandbox=sandbox, last_expression=last_expression)
 
     def _check_loop(self) -> None:
         """Bind to the running loop on first use; refuse any other loop (the

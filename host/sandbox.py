@@ -142,14 +142,16 @@ def _guest_binds() -> tuple[str, ...]:
 
 def bwrap_argv(argv: tuple[str, ...], env: dict[str, str], workdir: str,
                info_fd: int, block_fd: int, *, disk_bytes: int | None,
-               seccomp_fd: int | None = None) -> tuple[str, ...]:
+               seccomp_fd: int | None = None,
+               binds: tuple[str, ...] = ()) -> tuple[str, ...]:
     """``argv`` wrapped in bwrap. The guest keeps the same paths inside, so
     nothing in its command line changes. The only writable places are
     private tmpfs mounts of at most ``disk_bytes`` each (the work directory,
     /tmp, /dev/shm): the root, /dev and every bind are read-only, so nothing
     a program writes reaches the host's disk or outlives the sandbox.
     ``seccomp_fd``: bwrap reads a BPF filter from it and installs it just
-    before it execs the guest."""
+    before it execs the guest. ``binds``: more host paths to bind read-only
+    (third-party packages)."""
     support = detect()
     assert support.bwrap is not None
     size = [] if disk_bytes is None else ["--size", str(disk_bytes)]
@@ -166,7 +168,7 @@ def bwrap_argv(argv: tuple[str, ...], env: dict[str, str], workdir: str,
            *size, "--tmpfs", "/tmp",
            "--info-fd", str(info_fd), "--block-fd", str(block_fd),
            "--clearenv"]
-    for path in _guest_binds():
+    for path in (*_guest_binds(), *binds):
         out += ["--ro-bind", path, path]
     out += [*size, "--tmpfs", workdir, "--chdir", workdir]
     for key, value in env.items():
@@ -302,7 +304,7 @@ async def launch(command: GuestCommand, workdir: str, limits: Limits, profile: S
         extra_fds.append((_filter_fd(command.seccomp), 6))
     try:
         child = spawn(bwrap_argv(command.argv, command.env, workdir, 4, 5,
-                                 disk_bytes=limits.disk_bytes,
+                                 disk_bytes=limits.disk_bytes, binds=command.binds,
                                  seccomp_fd=6 if command.seccomp else None), {},
                       raw_output_bytes=raw_output_bytes, extra_fds=extra_fds,
                       channel_type=channel_type)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import logging
 import signal
@@ -40,20 +41,23 @@ from tether.codec import (
     Run,
     State,
     ValueModelError,
+    count_items,
     encode_payload,
+    encode_payload_in_steps,
     exceeds_value_items,
     to_wire_plain,
     value_items,
+    variable_name_problem,
 )
 
 from .bindings import HostBinding
 from .channel import Channel
-from .guests import NODE_MIN_DATA, GuestCommand, Interpreters, guest_command
+from .guests import NODE_MIN_DATA, GuestCommand, Interpreters, Packages, guest_command
 from .limits import Limits
 from .output import CappedOutput
 from .pool import ReadyGuest
 from .process import Child, remove_tree
-from .reader import Reader, decoding
+from .reader import STEP_BYTES, Reader, between_steps, decoding
 from .result import RunError, RunResult, RunStats, Status
 from .sandbox import Launched, Sandbox, cpu_seconds, launch, memory_use
 from .threads import WorkerThreads
@@ -68,6 +72,8 @@ class Ending:
     value: Any = None
     limit: str | None = None
     killed_after_done: bool = False
+    variables: dict[str, Any] | None = None
+    dropped_variables: dict[str, str] | None = None
 
 
 logger = logging.getLogger("tether")
@@ -104,6 +110,9 @@ class Session:
         wire_tap: Callable[[str, bytes], None] | None = None,
         binding_threads: Executor | None = None,
         seccomp: bytes = b"",
+        variables: dict[str, Any] | None = None,
+        last_expression: bool = False,
+        packages: Packages = Packages(),  # noqa: B008 - frozen, shared safely
     ) -> None:
         """``ready`` is a warm guest to adopt instead of starting one;
         ``defer`` takes the teardown after a DONE, to finish after run() returns
@@ -111,8 +120,12 @@ class Session:
         ``command`` replaces the language's guest and ``wire_tap`` sees every
         byte on fd 3: both exist for the conformance runner and recorder.
         ``binding_threads`` runs sync bindings (default: a pool of this run's own).
-        ``seccomp``: the filter a guest started here runs under."""
+        ``seccomp``: the filter a guest started here runs under.
+        ``variables`` (wire values) and ``last_expression`` go into RUN (§7.9)."""
         self.source = source
+        self.variables = variables
+        self.last_expression = last_expression
+        self._packages = packages
         self.language = language
         self.bindings = bindings
         self.limits = limits
@@ -126,7 +139,8 @@ class Session:
         self._command = command
         self._wire_tap = wire_tap
         self._seccomp = seccomp
-        self._conn = Connection(Role.HOST, max_frame_bytes=limits.frame_bytes,
+        self._conn = Connection(Role.HOST, step_bytes=STEP_BYTES, between_steps=between_steps,
+                                max_frame_bytes=limits.frame_bytes,
                                 max_depth=limits.max_depth)
         self._channel: Channel | None = None
         self._reader: Reader | None = None
@@ -165,7 +179,7 @@ class Session:
                 assert cold_dir is not None
                 command = self._command or guest_command(
                     self.language, cold_dir, self.limits, self._interpreters, self._env,
-                    seccomp=self._seccomp)
+                    seccomp=self._seccomp, packages=self._packages)
                 self._launched = await launch(command, cold_dir, self.limits, self._sandbox,
                                               self.limits.raw_output_bytes)
             child = self._launched.child
@@ -337,17 +351,53 @@ class Session:
                                       f"the guest does not run {self.language!r}")
         assert self._launched is not None
         self._launched.apply_limits(self.language, self.limits)
+        limits = self.limits.wire()
+        if self.variables is not None:
+            limits = dataclasses.replace(limits, variables_bytes=self.limits.variables_bytes)
         self._send(Run(
             source=self.source,
             language=self.language,
             bindings=tuple(b.wire for b in self.bindings.values()),
-            limits=self.limits.wire(),
+            limits=limits,
+            variables=self.variables,
+            last_expression=self.last_expression,
         ))
 
     def _on_output(self, output: Output) -> None:
         self._output.add(output.stream.value, output.text)
 
     def _on_done(self, done: Done) -> Ending:
+        ending = self._ending_of(done)
+        if done.variables is None:
+            return ending
+        problem = self._variables_problem(done)
+        if problem is not None:  # a forged DONE must not break the next run's RUN
+            return Ending(Status.PROTOCOL_ERROR, RunError(
+                "ProtocolError", f"the guest broke the protocol: {problem}"),
+                killed_after_done=True)
+        return dataclasses.replace(ending, variables=done.variables,
+                                   dropped_variables=done.dropped)
+
+    def _variables_problem(self, done: Done) -> str | None:
+        """How DONE's variables break R-VARS-4/5, or None."""
+        assert done.variables is not None
+        for name in done.variables:
+            problem = variable_name_problem(name)
+            if problem is not None:
+                return f"DONE.variables: {name!r} {problem}"
+        budget = self.limits.variables_bytes
+        items = value_items(budget)
+        if self._conn.last_payload_size > min(budget, items):  # else they surely fit
+            payload = encode_payload({"dropped": done.dropped or {},
+                                      "variables": done.variables})
+            if len(payload) - 1 > budget:
+                return (f"DONE's variables take {len(payload) - 1} bytes, over "
+                        f"variables_bytes ({budget})")
+            if count_items(payload, items + 3) > items + 3:  # the map, its two keys
+                return f"DONE's variables hold more than {items} values"
+        return None
+
+    def _ending_of(self, done: Done) -> Ending:
         if done.error is None:
             return Ending(Status.OK, value=done.value, killed_after_done=True)
         e = done.error
@@ -463,12 +513,15 @@ class Session:
             return _binding_error(call.id, exc), None
         if _large(value):  # converting and encoding it would hold the loop
             loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(decoding, self._result_for, call, value)
+            return await loop.run_in_executor(
+                decoding, functools.partial(self._result_for, call, value, in_steps=True))
         return self._result_for(call, value)
 
-    def _result_for(self, call: Call, value: Any) -> tuple[Result, bytes | None]:
+    def _result_for(self, call: Call, value: Any, *,
+                    in_steps: bool = False) -> tuple[Result, bytes | None]:
         """The RESULT for a binding's return value, and its payload when it is
-        a value (encoded once: to size it and to send it)."""
+        a value (encoded once: to size it and to send it; ``in_steps`` in
+        the decoding thread, handing the interpreter over between steps)."""
         try:
             wire, plain = to_wire_plain(value, self.limits.max_depth)
         except ValueModelError as exc:
@@ -481,7 +534,11 @@ class Session:
                 f"{call.name}() returned a value that cannot be converted: "
                 f"{type(exc).__name__}: {exc}")), None
         result = Result(id=call.id, value=wire)
-        payload = encode_payload(result.to_wire(), plain=plain)  # {"id", "value"}: in order
+        if in_steps:
+            payload = encode_payload_in_steps(result.to_wire(), plain=plain,
+                                              between_steps=between_steps)
+        else:
+            payload = encode_payload(result.to_wire(), plain=plain)
         if len(payload) > self.limits.value_bytes and (  # else the value surely fits
                 len(payload) - len(encode_payload(Result(id=call.id).to_wire())) + 1
                 > self.limits.value_bytes):  # the envelope with null, less the null
@@ -527,6 +584,8 @@ class Session:
             limit=ending.limit,
             raw_stdout=child.raw_stdout.text(),
             raw_stderr=child.raw_stderr.text(),
+            variables=ending.variables,
+            dropped_variables=ending.dropped_variables or {},
             stats=RunStats(
                 sandbox=str(self._sandbox),
                 cpu_seconds=self._cpu,

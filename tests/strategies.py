@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import string
 from typing import Any
 
@@ -82,3 +83,19 @@ messages: st.SearchStrategy[Message] = st.one_of(
     st.builds(Cancel, reason=st.text()),
     st.builds(Error, code=fatal_codes, message=st.text()),
 )
+
+#: Names RUN's variables may have (R-VARS-1).
+variable_names = st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,11}", fullmatch=True)
+_variables = st.dictionaries(variable_names, values(), max_size=4)
+_dropped = st.dictionaries(st.text(), st.text(), max_size=3)
+#: Messages carrying state as values (spec §7.9).
+stateful_messages: st.SearchStrategy[Message] = st.one_of(
+    st.builds(Run, source=st.text(), language=st.text(), bindings=st.just(()),
+              limits=st.builds(lambda limits, budget: dataclasses.replace(
+                  limits, variables_bytes=budget), limits, st.integers(0, 4 * 1024 * 1024)),
+              variables=_variables, last_expression=st.booleans()),
+    st.builds(Done, value=values(), variables=_variables, dropped=_dropped),
+    st.builds(Done, error=st.builds(ProgramError, type=st.text(), message=st.text()),
+              variables=_variables, dropped=_dropped),
+)
+messages = messages | stateful_messages

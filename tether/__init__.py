@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 __all__ = ["Binding", "GuestUnavailable", "Limits", "OutputChunk", "PoolConfig", "RunError",
-           "RunResult", "RunStats", "Runtime", "Sandbox", "SandboxUnavailable", "Status",
-           "SyscallFilter", "__version__"]
+           "RunResult", "RunSession", "RunStats", "Runtime", "Sandbox", "SandboxUnavailable",
+           "Status", "SyncRunSession", "SyncRuntime", "SyscallFilter", "__version__"]
 
 if TYPE_CHECKING:
     from .host import (
@@ -21,11 +21,14 @@ if TYPE_CHECKING:
         PoolConfig,
         RunError,
         RunResult,
+        RunSession,
         RunStats,
         Runtime,
         Sandbox,
         SandboxUnavailable,
         Status,
+        SyncRunSession,
+        SyncRuntime,
         SyscallFilter,
     )
 

@@ -129,6 +129,18 @@ def build() -> None:
     ok("done-error-limit", ["R-DONE-3"], "DONE whose error a limit caused", "DONE",
        {"error": {"type": "ValueError", "message": "return value exceeds value_bytes",
                   "traceback": "", "code": 103}})
+    ok("run-variables", ["R-VARS-1", "R-VARS-7"],
+       "RUN with variables, their budget, and the last expression as the result", "RUN",
+       {"source": "total = sum(rows)\ntotal", "language": "python", "bindings": [],
+        "limits": {**LIMITS, "variables_bytes": 4194304},
+        "variables": {"rows": [1, 2, 3], "unit": "km"}, "last_expression": True})
+    ok("done-variables", ["R-VARS-3", "R-VARS-4"],
+       "DONE with the program's variables and one left out", "DONE",
+       {"value": 6, "variables": {"rows": [1, 2, 3], "total": 6, "unit": "km"},
+        "dropped": {"when": "$: datetime is outside the value model"}})
+    ok("done-error-variables", ["R-VARS-3"], "DONE with an error and the variables", "DONE",
+       {"error": {"type": "KeyError", "message": "'x'", "traceback": ""},
+        "variables": {}, "dropped": {}})
     ok("cancel", ["R-CANCEL-1"], "CANCEL", "CANCEL", {"reason": "timeout"})
     ok("error", ["R-ERR-1"], "ERROR", "ERROR",
        {"code": 4, "message": "declared payload of 4294967295 bytes exceeds the ceiling"})
@@ -263,6 +275,19 @@ def build() -> None:
            "RUN with value_bytes above frame_bytes - 1024", "RUN",
            {"source": "", "language": "python", "bindings": [],
             "limits": {**LIMITS, "value_bytes": LIMITS["frame_bytes"] - 1023}})
+    run_vars = {"source": "", "language": "python", "bindings": [],
+                "limits": {**LIMITS, "variables_bytes": 1024}, "variables": {"a": 1}}
+    schema("run-variables-without-budget", ["R-VARS-1"],
+           "RUN with variables but no variables_bytes", "RUN", {**run_vars, "limits": LIMITS})
+    schema("run-budget-without-variables", ["R-VARS-1"],
+           "RUN with variables_bytes but no variables", "RUN",
+           {k: v for k, v in run_vars.items() if k != "variables"})
+    schema("run-variable-private", ["R-VARS-1"], "a variable named '_a'", "RUN",
+           {**run_vars, "variables": {"_a": 1}})
+    schema("run-variable-is-binding", ["R-VARS-1"], "a variable named as a binding", "RUN",
+           {**run_vars, "bindings": [{"name": "a"}]})
+    schema("done-variables-without-dropped", ["R-VARS-3"], "DONE with variables alone",
+           "DONE", {"value": None, "variables": {}})
     schema("call-id-zero", ["R-CALL-2"], "CALL id 0", "CALL",
            {"id": 0, "name": "f", "args": [], "kwargs": {}})
     schema("call-id-too-big", ["R-CALL-2"], "CALL id 2^53", "CALL",

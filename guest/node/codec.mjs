@@ -530,7 +530,16 @@ class Fields {
 const BINDING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const LIMIT_FIELDS = ['output_bytes', 'value_bytes', 'frame_bytes', 'max_depth',
   'max_calls_in_flight'];
-const RESOURCE_FIELDS = ['memory_bytes', 'cpu_seconds', 'open_files', 'file_bytes', 'processes'];
+const RESOURCE_FIELDS = ['memory_bytes', 'cpu_seconds', 'open_files', 'file_bytes', 'processes',
+  'variables_bytes'];
+const MAX_VARIABLES_BYTES = 4 * 1024 * 1024;
+
+/** Why `name` cannot be a variable in RUN (R-VARS-1), or null. */
+export function variableNameProblem(name) {
+  if (!BINDING_NAME.test(name)) return 'is not an identifier of [A-Za-z_][A-Za-z0-9_]*';
+  if (name.startsWith('_')) return 'is private (starts with _)';
+  return null;
+}
 
 function callError(map, what, fatal) {
   const f = new Fields(map, what);
@@ -573,7 +582,21 @@ const PARSERS = {
         || limits.value_bytes > limits.frame_bytes - 1024 || limits.max_calls_in_flight < 1) {
       throw invalid('RUN.limits outside the allowed ranges');
     }
-    return { source: f.text('source'), language: f.text('language'), bindings, limits };
+    const run = { source: f.text('source'), language: f.text('language'), bindings, limits };
+    const variables = f.get('variables', (v) => v instanceof Map, 'a map', true);
+    const last = f.get('last_expression', (v) => typeof v === 'boolean', 'a boolean', true);
+    if ((variables === undefined) !== (limits.variables_bytes === undefined)
+        || limits.variables_bytes > MAX_VARIABLES_BYTES) {
+      throw invalid('RUN.limits.variables_bytes must be present exactly with variables (R-VARS-1)');
+    }
+    const names = new Set(bindings.map((b) => b.name));
+    for (const name of variables?.keys() ?? []) {
+      const problem = variableNameProblem(name) ?? (names.has(name) ? 'is the name of a binding' : null);
+      if (problem) throw invalid(`RUN.variables: ${JSON.stringify(name)} ${problem}`);
+    }
+    if (variables !== undefined) run.variables = variables;
+    if (last) run.last_expression = true;
+    return run;
   },
   [TYPES.CALL](f) {
     return { id: f.uint('id', { min: 1, max: MAX_CALL_ID }), name: f.text('name'),
@@ -593,13 +616,20 @@ const PARSERS = {
   },
   [TYPES.DONE](f) {
     if (f.has('value') === f.has('error')) throw invalid('DONE needs value or error');
-    if (f.has('value')) return { value: f.any('value') };
+    if (f.has('variables') !== f.has('dropped')) throw invalid('DONE needs variables and dropped');
+    const state = {};
+    if (f.has('variables')) {
+      state.variables = f.get('variables', (v) => v instanceof Map, 'a map');
+      state.dropped = f.get('dropped', (v) => v instanceof Map
+        && [...v.values()].every((reason) => typeof reason === 'string'), 'a map of text');
+    }
+    if (f.has('value')) return { value: f.any('value'), ...state };
     const g = new Fields(f.any('error'), 'DONE.error');
     const error = { type: g.text('type'), message: g.text('message'),
       traceback: g.text('traceback'), line: g.uint('line', { optional: true }),
       code: g.uint('code', { optional: true }) };
     g.done();
-    return { error };
+    return { error, ...state };
   },
   [TYPES.CANCEL](f) {
     return { reason: f.text('reason') };

@@ -16,10 +16,11 @@ import vm from 'node:vm';
 import { createRequire } from 'node:module';
 import {
   CODES, TYPES, DEFAULT_MAX_DEPTH, DEFAULT_VALUE_BYTES, ENVELOPE_OVERHEAD, Encoded, FrameDecoder,
-  ProtocolError, decodeMessage, encodeFrame, encodeMessage, encodePayload, exceedsValueItems,
-  frameHeader, valueItems,
+  ProtocolError, countItems, decodeMessage, encodeFrame, encodeMessage, encodePayload,
+  exceedsValueItems, frameHeader, valueItems, variableNameProblem,
 } from './codec.mjs';
 import { ValueModelError, fromWire, toWire } from './values.mjs';
+import { topLevel } from './toplevel.mjs';
 
 const CHANNEL_FD = 3;
 const LANGUAGES = ['javascript', 'typescript'];
@@ -83,7 +84,14 @@ const state = {
   waiting: [], // calls queued beyond max_calls_in_flight
   limits: null,
   decoder: new FrameDecoder(),
+  run: null,
+  globalsBefore: new Set(), // the global object's names before the program ran
+  reserved: new Map(), // RUN's variables whose names JavaScript reserves
+  capture: null, // () => [[name, getter]...] of the program's top-level names (§7.9)
 };
+
+const REGISTER = '__tether_register__';
+const CAPTURE = '__tether_capture__';
 
 function send(type, body) {
   writeAll(encodeMessage(type, body));
@@ -229,10 +237,20 @@ async function call(name, programArgs) {
 
 let prefixLength = 0;
 
-function compile(source, language, names) {
-  const prefix = `(async function (${names.join(', ')}) {`; // on line 1: lines keep their numbers
+/**
+ * The program as a function of its scope's names. With `options.capture`,
+ * the body is nested in a function of the scope's names (RUN's variables
+ * among them, so the body's declarations may shadow them, R-VARS-2) and
+ * given a declaration that reads its top-level names (R-VARS-4); with
+ * `options.lastExpression` a last bare expression is returned (R-VARS-7).
+ */
+function compile(source, language, names, options = {}) {
+  const nested = options.capture || options.lastExpression;
+  const prefix = nested // on line 1: lines keep their numbers
+    ? `(function (${[...names, REGISTER].join(', ')}) { return async function () { ${REGISTER}(${CAPTURE});`
+    : `(async function (${names.join(', ')}) {`;
   prefixLength = prefix.length;
-  let code = `${prefix}${source}\n})`;
+  let code = `${prefix}${source}\n${nested ? '}; })' : '})'}`;
   if (language === 'typescript') {
     const amaro = loadAmaro();
     try {
@@ -246,6 +264,7 @@ function compile(source, language, names) {
       throw syntax;
     }
   }
+  if (nested) code = topLevel(code, { ...options, capture: CAPTURE, variables: options.variables });
   const script = new vm.Script(code, {
     filename: FILENAME,
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
@@ -293,7 +312,11 @@ function syntaxContext(stack, line) {
 
 function finish(done) {
   const fitted = done.error && state.limits
-    ? { error: fitError(done.error, state.limits.value_bytes + ENVELOPE_OVERHEAD) } : done;
+    ? { ...done, error: fitError(done.error, state.limits.value_bytes + ENVELOPE_OVERHEAD) } : done;
+  if (state.run?.variables !== undefined && fitted.error?.type !== 'Cancelled') {
+    const size = encodePayload(fitted).length;
+    Object.assign(fitted, collectVariables(size));
+  }
   finishWith(encodeMessage(TYPES.DONE, fitted));
 }
 
@@ -324,6 +347,74 @@ function cut(text, limit) {
   return `${bytes.subarray(0, end).toString('utf8')}\u2026`;
 }
 
+/**
+ * DONE's `variables` and `dropped` (R-VARS-4, R-VARS-5): the values of the
+ * program's top-level names that fit, and why each other name is left out.
+ * `size`: DONE's payload without them.
+ */
+function collectVariables(size) {
+  const { max_depth: depth, variables_bytes: variablesBytes, frame_bytes: frameBytes } = state.limits;
+  let budget = Math.min(variablesBytes, frameBytes - 1024 - size);
+  let itemsLeft = valueItems(Math.max(budget, 0));
+  const variables = new Map();
+  const reasons = [];
+  const getters = state.capture ? state.capture() : [...state.run.variables.keys()]
+    .filter((name) => !state.reserved.has(name))
+    .map((name) => [name, () => fromWire(state.run.variables.get(name))]);
+  for (const [name, value] of state.reserved) getters.push([name, () => fromWire(value)]);
+  const declared = new Set(getters.map(([name]) => name));
+  for (const name of Object.getOwnPropertyNames(globalThis)) { // `x = 1` without a declaration
+    if (!state.globalsBefore.has(name) && !declared.has(name)) {
+      const descriptor = Object.getOwnPropertyDescriptor(globalThis, name);
+      if (descriptor && 'value' in descriptor) getters.push([name, () => descriptor.value]);
+    }
+  }
+  for (const [name, get] of getters) {
+    let value;
+    try {
+      value = get();
+    } catch {
+      continue; // still in its temporal dead zone: never assigned
+    }
+    if (value === undefined || typeof value === 'function' || name.startsWith('_')) continue;
+    const problem = variableNameProblem(name);
+    if (problem) {
+      reasons.push([name, `the name ${problem}`]);
+      continue;
+    }
+    if (surelyOver(value, budget, itemsLeft)) { // not converted: it could take long
+      reasons.push([name, `$: is over what is left of variables_bytes (${Math.max(budget, 0)} bytes, ${itemsLeft} values)`]);
+      continue;
+    }
+    let wire;
+    try {
+      wire = toWire(value, depth);
+    } catch (err) {
+      reasons.push([name, err instanceof ValueModelError ? err.message : `$: cannot be converted: ${err}`]);
+      continue;
+    }
+    const encoded = encodePayload(new Map([[name, wire]]));
+    const items = countItems(encoded, itemsLeft + 2);
+    if (encoded.length > budget || items - 2 > itemsLeft) {
+      reasons.push([name, `$: takes ${encoded.length} bytes, over what is left of variables_bytes (${Math.max(budget, 0)})`]);
+      continue;
+    }
+    variables.set(name, wire);
+    budget -= encoded.length;
+    itemsLeft -= items - 1;
+  }
+  const dropped = new Map();
+  for (const [name, reason] of reasons) { // after the values: the values matter more
+    const cost = encodePayload(new Map([[name, reason]])).length;
+    if (cost <= budget && itemsLeft >= 2) { // its name and its reason
+      dropped.set(name, reason);
+      budget -= cost;
+      itemsLeft -= 2;
+    }
+  }
+  return { dropped, variables };
+}
+
 function finishWith(...parts) {
   if (state.phase === 'FINISHED') return;
   state.phase = 'FINISHED';
@@ -350,6 +441,10 @@ function finishWithValue(value) {
   }
   if (problem !== null) {
     finish({ error: { type: 'RangeError', traceback: '', code: CODES.VALUE_TOO_LARGE, message: problem } });
+    return;
+  }
+  if (state.run.variables !== undefined) {
+    finish({ value: wire });
     return;
   }
   if (payload.length < WRITE_APART) finishWith(encodeFrame(TYPES.DONE, payload));
@@ -382,11 +477,43 @@ function cancel(reason) {
   for (const next of state.waiting.splice(0)) next();
 }
 
+/** Whether `value` holds more than `items` items or `budget` bytes of text, looking at no more. */
+function surelyOver(value, budget, items) {
+  const stack = [value];
+  try {
+    while (stack.length > 0) {
+      const item = stack.pop();
+      if (--items < 0) return true;
+      if (typeof item === 'string' || item instanceof Uint8Array) {
+        budget -= item.length;
+        if (budget < 0) return true;
+      } else if (item !== null && typeof item === 'object' && !(item instanceof Map)) {
+        const values = Array.isArray(item) ? item : Object.values(item);
+        if (!Array.isArray(item)) items -= values.length; // the keys
+        for (let i = 0; i < values.length && i <= items; i++) stack.push(values[i]);
+      }
+    }
+  } catch {
+    return false; // a getter threw: the conversion says so
+  }
+  return false;
+}
+
+function isParameterName(name) {
+  try {
+    new Function(name, ''); // eslint-disable-line no-new-func -- compiles, runs nothing
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function start(run) {
   if (!LANGUAGES.includes(run.language)) {
     throw new ProtocolError(CODES.LANGUAGE_UNSUPPORTED, `cannot run ${run.language}`);
   }
   state.limits = run.limits;
+  state.run = run;
   state.decoder.maxFrameBytes = run.limits.frame_bytes;
   state.phase = 'RUNNING';
   process.on('SIGXFSZ', () => {}); // past file_bytes a write fails with EFBIG instead
@@ -397,16 +524,31 @@ function start(run) {
     ['Cancelled', Cancelled],
   ]);
   for (const binding of run.bindings) scope.set(binding.name, makeBinding(binding));
+  const variables = new Map();
+  for (const [name, value] of run.variables ?? []) {
+    // A name JavaScript reserves (`default`, from a Python run) cannot be in
+    // scope; it goes back in DONE as it came.
+    if (isParameterName(name)) variables.set(name, value);
+    else state.reserved.set(name, value);
+  }
+  for (const [name, value] of variables) scope.set(name, fromWire(value));
+  const capture = run.variables !== undefined;
+  state.globalsBefore = new Set(Object.getOwnPropertyNames(globalThis));
+  if (capture || run.last_expression) scope.set(REGISTER, (get) => { state.capture = capture ? get : null; });
   process.on('uncaughtException', (err) => finish({ error: describe(err) }));
   process.on('unhandledRejection', (err) => finish({ error: describe(err) }));
   let program;
   try {
-    program = compile(run.source, run.language, [...scope.keys()]);
+    program = compile(run.source, run.language, [...scope.keys()].filter((n) => n !== REGISTER),
+      { capture, lastExpression: run.last_expression, variables: [...variables.keys()] });
   } catch (err) {
     finish({ error: describe(err) });
     return;
   }
-  program(...scope.values()).then(finishWithValue, (err) => finish({ error: describe(err) }));
+  const nested = capture || run.last_expression;
+  const body = nested ? program(...scope.values()) : program;
+  const args = nested ? [] : [...scope.values()];
+  body(...args).then(finishWithValue, (err) => finish({ error: describe(err) }));
 }
 
 /**

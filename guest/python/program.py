@@ -13,7 +13,7 @@ import ast
 import inspect
 import linecache
 import traceback
-from types import CodeType
+from types import CodeType, ModuleType
 from typing import Any, Final
 
 from tether.codec import ProgramError
@@ -60,10 +60,15 @@ def _raise_return(node: ast.Return) -> ast.Raise:
     return raised
 
 
-def compile_program(source: str) -> CodeType:
-    """Compile ``source``; raises SyntaxError with positions in ``source``."""
+def compile_program(source: str, last_expression: bool = False) -> CodeType:
+    """Compile ``source``; raises SyntaxError with positions in ``source``.
+    ``last_expression``: a last top-level expression statement is returned
+    (R-VARS-7)."""
     linecache.cache[FILENAME] = (len(source), None, source.splitlines(True), FILENAME)
     tree = ast.parse(source, FILENAME)
+    if last_expression and tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = tree.body[-1]
+        tree.body[-1] = ast.copy_location(ast.Return(value=last.value), last)
     _rewrite_returns(tree.body)
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
     code: CodeType = compile(tree, FILENAME, "exec", flags=flags, dont_inherit=True)
@@ -72,13 +77,25 @@ def compile_program(source: str) -> CodeType:
     return code
 
 
-def program_globals(bindings: dict[str, Any]) -> dict[str, Any]:
+def program_globals(bindings: dict[str, Any], variables: dict[str, Any] | None = None
+                    ) -> dict[str, Any]:
+    """The program's globals: RUN's variables (R-VARS-2), then the bindings."""
     import builtins
 
     namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+    namespace.update(variables or {})
     namespace.update(bindings)
     namespace[_RETURN] = ProgramReturn
     return namespace
+
+
+def top_level_names(namespace: dict[str, Any], excluded: set[str]) -> list[tuple[str, Any]]:
+    """The program's top-level names that R-VARS-4 keeps, in the order they
+    were first assigned: not private, not ``excluded`` (the bindings), not
+    modules, functions or classes."""
+    return [(name, value) for name, value in list(namespace.items())
+            if not name.startswith("_") and name not in excluded
+            and not isinstance(value, ModuleType | type) and not inspect.isroutine(value)]
 
 
 def describe(exc: BaseException) -> ProgramError:

@@ -15,6 +15,7 @@ import signal
 import socket
 import sys
 import threading
+from collections.abc import Sequence
 from types import CodeType
 from typing import Any, Final, NoReturn
 
@@ -41,15 +42,23 @@ from tether.codec import (
     Stream,
     Value,
     ValueModelError,
+    count_items,
     encode_payload,
     exceeds_value_items,
     to_wire_plain,
     value_items,
+    variable_name_problem,
 )
 
 from .described import describe as describe_binding
 from .described import help as program_help
-from .program import ProgramReturn, compile_program, describe, program_globals
+from .program import (
+    ProgramReturn,
+    compile_program,
+    describe,
+    program_globals,
+    top_level_names,
+)
 
 CHANNEL_FD: Final = 3
 LANGUAGES: Final = ("python",)
@@ -379,8 +388,9 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
     output = OutputChannel(channel, run.limits)
     sys.stdout = ProgramStream(output, Stream.STDOUT)
     sys.stderr = ProgramStream(output, Stream.STDERR)
+    namespace: dict[str, Any] = {}
     try:
-        code = compile_program(run.source)
+        code = compile_program(run.source, run.last_expression)
         guest: Any
         # Without asyncio calls are sequential, and blocking on fd 3 is the
         # shortest path for them, warm guest or not.
@@ -395,21 +405,23 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
         # A binding hides a guest name or a built-in of the same name (R-RUN-6).
         names.update({b.name: describe_binding(guest.make_binding(b.name), b)
                       for b in run.bindings})
-        value = guest.main(code, program_globals(names))
+        namespace = program_globals(names, run.variables)
+        value = guest.main(code, namespace)
     except BaseException as exc:  # everything the program raises is data
         output.flush()
         if isinstance(exc, ProgramCancelled) or type(exc).__name__ == "CancelledError":
             channel.send(Done(error=ProgramError(type="Cancelled",
                                                  message="the run was cancelled")))
         else:
-            channel.send(Done(error=fit_error(describe(exc),
-                                              run.limits.value_bytes + ENVELOPE_OVERHEAD)))
+            _send_done(channel, run, Done(error=fit_error(
+                describe(exc), run.limits.value_bytes + ENVELOPE_OVERHEAD)), namespace)
         return
     output.flush()
     try:
         wire, plain = to_wire_plain(value, run.limits.max_depth)
     except ValueModelError as exc:
-        channel.send(Done(error=ProgramError(type="TypeError", message=f"return value {exc}")))
+        _send_done(channel, run, Done(error=ProgramError(
+            type="TypeError", message=f"return value {exc}")), namespace)
         return
     payload = encode_payload({"value": wire}, plain=plain)  # once: for the size and to send
     size = len(payload) - DONE_ENVELOPE
@@ -421,10 +433,100 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
         problem = (f"return value holds more than {value_items(run.limits.value_bytes)} "
                    f"values (value_bytes / 16)")
     if problem is not None:
-        channel.send(Done(error=ProgramError(
-            type="ValueError", message=problem, code=ErrorCode.VALUE_TOO_LARGE)))
+        _send_done(channel, run, Done(error=ProgramError(
+            type="ValueError", message=problem, code=ErrorCode.VALUE_TOO_LARGE)), namespace)
         return
-    channel.send(Done(value=wire), payload)
+    if run.variables is None:
+        channel.send(Done(value=wire), payload)
+        return
+    _send_done(channel, run, Done(value=wire), namespace, len(payload))
+
+
+def _send_done(channel: Channel, run: Run, done: Done, namespace: dict[str, Any],
+               size: int | None = None) -> None:
+    """DONE, with the program's variables when RUN asked for them (R-VARS-3).
+    ``size``: of DONE's payload without them, when known."""
+    if run.variables is None:
+        channel.send(done)
+        return
+    if size is None:
+        size = len(encode_payload(done.to_wire()))
+    limits = run.limits
+    assert limits.variables_bytes is not None  # with variables (R-VARS-1)
+    budget = min(limits.variables_bytes, limits.frame_bytes - ENVELOPE_OVERHEAD - size)
+    excluded = {b.name for b in run.bindings} | {"BindingError"}
+    if not namespace:  # the program did not compile: its globals are RUN's variables
+        namespace = dict(run.variables)
+    variables, dropped = collect_variables(top_level_names(namespace, excluded), budget,
+                                           limits.max_depth)
+    channel.send(Done(value=done.value, error=done.error, variables=variables, dropped=dropped))
+
+
+def collect_variables(names: list[tuple[str, Any]], budget: int, max_depth: int
+                      ) -> tuple[dict[str, Value], dict[str, str]]:
+    """The names that fit the value model and ``budget`` bytes (encoded
+    ``variables`` and ``dropped`` together), and why each other one is left
+    out (R-VARS-4, R-VARS-5)."""
+    variables: dict[str, Value] = {}
+    dropped: dict[str, str] = {}
+    items_left = value_items(budget)
+    reasons: list[tuple[str, str]] = []
+    for name, value in names:
+        if variable_name_problem(name) is not None:
+            reasons.append((name, f"the name {variable_name_problem(name)}"))
+            continue
+        if _surely_over(value, budget, items_left):  # not converted: it could take long
+            reasons.append((name, f"$: is over what is left of variables_bytes "
+                                  f"({max(budget, 0)} bytes, {items_left} values)"))
+            continue
+        try:
+            wire, plain = to_wire_plain(value, max_depth)
+        except ValueModelError as exc:
+            reasons.append((name, str(exc)))
+            continue
+        except Exception as exc:  # converting it ran the value's own code, which failed
+            reasons.append((name, f"$: cannot be converted: {type(exc).__name__}: {exc}"))
+            continue
+        encoded = encode_payload({name: wire}, plain=plain)
+        items = count_items(encoded, items_left)
+        if len(encoded) > budget or items - 2 > items_left:
+            reasons.append((name, f"$: takes {len(encoded)} bytes, over what is left of "
+                                  f"variables_bytes ({max(budget, 0)})"))
+            continue
+        variables[name] = wire
+        budget -= len(encoded)
+        items_left -= items - 1
+    for name, reason in reasons:  # after the values: the values matter more
+        cost = len(encode_payload({name: reason}))
+        if cost <= budget and items_left >= 2:  # its name and its reason
+            dropped[name] = reason
+            budget -= cost
+            items_left -= 2
+    return variables, dropped
+
+
+def _surely_over(value: Any, budget: int, items: int) -> bool:
+    """Whether ``value`` holds more than ``items`` items or more than
+    ``budget`` bytes of text, looking at no more than that many items."""
+    stack = [value]
+    try:
+        while stack:
+            item = stack.pop()
+            items -= 1
+            if items < 0:
+                return True
+            if isinstance(item, str | bytes | bytearray):
+                budget -= len(item)
+                if budget < 0:
+                    return True
+            elif isinstance(item, dict):
+                stack.extend(item.values())
+                items -= len(item)
+            elif isinstance(item, list | tuple):
+                stack.extend(item)
+    except Exception:  # the value's own code failed: the conversion will say so
+        return False
+    return False
 
 
 class _Rehearsal:
@@ -473,6 +575,20 @@ def rehearse() -> list[Any]:
     finally:
         sys.stdout, sys.stderr = stdout, stderr
     return channel.seen
+
+
+def preload(modules: Sequence[str]) -> None:
+    """Import ``modules`` before any run (the fork server's template, a warm
+    guest): a program that imports them then finds them loaded. A module
+    that fails to import is reported on stderr and left out; the program's
+    own import then raises the error where it can see it."""
+    import importlib
+
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # not ours to fix: the program sees it when it imports
+            sys.stderr.write(f"tether: cannot preload {name}: {type(exc).__name__}: {exc}\n")
 
 
 def main(cwd: str | None, warm: bool = False, stdio: bool = False) -> None:

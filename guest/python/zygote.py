@@ -39,6 +39,7 @@ import select
 import signal
 import socket
 import struct
+from collections.abc import Sequence
 from typing import NoReturn
 
 from . import confine, shim
@@ -60,6 +61,12 @@ _PR_SET_DUMPABLE = 4
 _PR_SET_NO_NEW_PRIVS = 38
 _CAP_VERSION_3 = 0x20080522
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV = 0x1, 0x2, 0x4
+_MS_REMOUNT, _MS_BIND, _MS_REC = 0x20, 0x1000, 0x4000
+#: Package directories on the guests' import path (bound read-only by bwrap).
+_PACKAGES: list[str] = []
+#: Thread-pool sizes of numerical libraries (OpenBLAS, OpenMP, MKL): 1 in a
+#: template that preloads, unless the Runtime's env says otherwise.
+_THREAD_POOLS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 _SYS_CLONE = {"x86_64": 56, "aarch64": 220}.get(os.uname().machine, -1)
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -235,12 +242,26 @@ def _become_guest(fds: list[int], workdir: str, confinement: confine.Confinement
 
 def _private_mounts(workdir: str, disk_bytes: int) -> None:
     """The run's only writable places, each a tmpfs of its own of at most
-    ``disk_bytes`` (0: unbounded), and an empty read-only /proc."""
+    ``disk_bytes`` (0: unbounded), and an empty read-only /proc. Package
+    directories the template was given under /tmp or /dev/shm are bound
+    again, read-only, on the new tmpfs."""
     flags = _MS_NOSUID | _MS_NODEV
     options = b"mode=0755" + (b",size=%d" % disk_bytes if disk_bytes else b"")
+    covered = [(path, os.open(path, os.O_PATH | os.O_DIRECTORY)) for path in _PACKAGES
+               if path.startswith(("/tmp/", "/dev/shm/"))]
     for target in ("/tmp", "/dev/shm", "/proc", workdir):
         if target == workdir:  # it may have been under the /tmp just covered
             os.makedirs(workdir, exist_ok=True)
+        if target == "/proc":  # the last use of /proc/self/fd
+            for path, fd in covered:
+                os.makedirs(path, exist_ok=True)
+                source = f"/proc/self/fd/{fd}".encode()
+                _check(_libc.mount(source, path.encode(), None, _MS_BIND | _MS_REC, None),
+                       f"bind {path}")
+                _check(_libc.mount(None, path.encode(), None,
+                                   _MS_BIND | _MS_REMOUNT | _MS_RDONLY | flags, None),
+                       f"remount {path} read-only")
+                os.close(fd)
         if os.path.isdir(target):
             extra = _MS_RDONLY if target == "/proc" else 0
             _check(_libc.mount(b"tmpfs", target.encode(), b"tmpfs", flags | extra, options),
@@ -254,8 +275,24 @@ def _drop_capabilities() -> None:
     _check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
 
 
-def main(isolate: bool, confinement: confine.Confinement) -> NoReturn:
+def main(isolate: bool, confinement: confine.Confinement, preload: Sequence[str] = (),
+         packages: Sequence[str] = ()) -> NoReturn:
     from . import aio  # noqa: F401 - every forked guest starts with asyncio loaded
+
+    _PACKAGES.extend(packages)
+
+    # Third-party modules the runs will import: loaded once, here. Each
+    # guest gets the template's pages copy-on-write, so what a program
+    # changes in them (a patched attribute) stays in its own copy.
+    if preload:
+        for name in _THREAD_POOLS:  # numerical libraries start no threads of their own
+            os.environ.setdefault(name, "1")
+        shim.preload(preload)
+        threads = len(os.listdir("/proc/self/task"))
+        if threads > 1:  # a fork would copy locks those threads hold, and not the threads
+            os.write(2, f"tether zygote: preloading {', '.join(preload)} started {threads - 1} "
+                        f"threads; a template with threads cannot fork\n".encode())
+            os._exit(70)
 
     # Everything loaded so far stays out of the collector's sight: a guest
     # that collects then does not write to (and so copy) every page of it.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -26,6 +27,7 @@ from tether.codec import (
     LocalProtocolError,
     Message,
     Output,
+    ProgramError,
     ProtocolError,
     RemoteProtocolError,
     Result,
@@ -244,3 +246,32 @@ def test_send_parts_is_send_with_the_header_apart(text: str) -> None:
     assert header + payload == Connection(Role.GUEST).send(message)
     assert header + payload == encode_frame(FrameType.HELLO, payload)
     assert len(header) == 10
+
+
+@pytest.mark.parametrize(("run_variables", "done", "ok"), [
+    (None, Done(value=1), True),
+    ({}, Done(value=1, variables={"x": 1}, dropped={}), True),
+    ({"x": 1}, Done(error=ProgramError("Cancelled", "stopped")), True),  # R-VARS-3's exception
+    (None, Done(value=1, variables={}, dropped={}), False),
+    ({}, Done(value=1), False),
+    ({}, Done(error=ProgramError("KeyError", "'x'")), False),
+])
+def test_done_has_variables_exactly_when_run_had_them(
+        run_variables: dict[str, Any] | None, done: Done, ok: bool) -> None:
+    pair = Pair()
+    pair.send(Role.GUEST, SAMPLES[FrameType.HELLO])
+    limits = LIMITS if run_variables is None else dataclasses.replace(LIMITS, variables_bytes=64)
+    pair.send(Role.HOST, Run(source="", language="python", bindings=(), limits=limits,
+                             variables=run_variables))
+    if ok:
+        assert pair.send(Role.GUEST, done) == done
+        return
+    with pytest.raises(LocalProtocolError) as sent:
+        pair.guest.send(done)
+    assert sent.value.code is ErrorCode.INVALID_MESSAGE
+    pair.guest.state = State.RUNNING  # a guest that sends it anyway: the host refuses it
+    pair.guest._variables = not pair.guest._variables
+    pair.host.receive_data(pair.guest.send(done))
+    with pytest.raises(RemoteProtocolError) as received:
+        pair.host.next_event()
+    assert received.value.code is ErrorCode.INVALID_MESSAGE

@@ -1,0 +1,106 @@
+// The top-level names of a program body (spec §7.9, R-VARS-4) and its last
+// bare expression (R-VARS-7), found with acorn in the wrapped program that
+// main.mjs compiles:
+//
+//   (function (scope...) { return async function () { register(capture); BODY
+//   }; })
+
+import { parse } from 'acorn';
+
+/**
+ * `code` with, when `options.capture` names it, a function declaration at
+ * the end of the body that returns [name, getter] for each top-level name
+ * (declared names, then `options.variables`), and with the last bare
+ * expression returned when `options.lastExpression`. Positions before the
+ * inserted text are unchanged. A body acorn cannot parse is returned as it
+ * is: V8 reports its syntax error in its own words.
+ */
+export function topLevel(code, options) {
+  let tree;
+  try {
+    tree = parse(code, { ecmaVersion: 'latest', sourceType: 'script' });
+  } catch {
+    return code;
+  }
+  const outer = tree.body[0].expression; // the function of the scope's names
+  const inner = outer.body.body[0].argument; // the program's async function
+  const [register, ...statements] = inner.body.body;
+  const edits = []; // [start, end, text], applied from the end
+  // The body's directives ('use strict') must come first: the register call
+  // moves behind them, and its place is blanked (columns stay as they were).
+  let prologue = 0;
+  while (statements[prologue]?.type === 'ExpressionStatement'
+         && statements[prologue].expression.type === 'Literal'
+         && typeof statements[prologue].expression.value === 'string') prologue += 1;
+  if (prologue > 0) {
+    const call = code.slice(register.start, register.end);
+    edits.push([register.start, register.end, ' '.repeat(call.length)]);
+    edits.push([statements[prologue - 1].end, statements[prologue - 1].end, `;${call}`]);
+  }
+  if (options.lastExpression) {
+    const last = statements.at(-1);
+    if (last?.type === 'ExpressionStatement' && statements.length > prologue) {
+      edits.push([last.start, last.end, `return (${code.slice(last.expression.start, last.expression.end)});`]);
+    }
+  }
+  if (options.capture) {
+    const names = [];
+    const seen = new Set();
+    const add = (name) => {
+      if (!seen.has(name)) {
+        seen.add(name);
+        names.push(name);
+      }
+    };
+    for (const statement of statements) declared(statement, add, true);
+    for (const name of options.variables ?? []) add(name);
+    const getters = names.map((name) => `[${JSON.stringify(name)}, () => ${name}]`).join(', ');
+    const end = inner.body.end - 1; // the body's closing brace
+    edits.push([end, end, `\n;function ${options.capture}() { return [${getters}]; }\n`]);
+  }
+  edits.sort((a, b) => b[0] - a[0]);
+  for (const [start, end, text] of edits) code = code.slice(0, start) + text + code.slice(end);
+  return code;
+}
+
+/** Calls `add` for the names `node` declares in the body's scope. */
+function declared(node, add, top) {
+  if (node === null || typeof node !== 'object') return;
+  switch (node.type) {
+    case 'VariableDeclaration':
+      if (top || node.kind === 'var') {
+        for (const declarator of node.declarations) patternNames(declarator.id, add);
+      }
+      for (const declarator of node.declarations) declared(declarator.init, add, false);
+      return;
+    case 'FunctionDeclaration':
+    case 'ClassDeclaration':
+      if (top) add(node.id.name);
+      return; // a function's own declarations are its own
+    case 'FunctionExpression':
+    case 'ArrowFunctionExpression':
+    case 'ClassExpression':
+      return;
+    default:
+      break;
+  }
+  // `var` anywhere in the body's blocks (not in nested functions) is the body's.
+  for (const key of ['body', 'consequent', 'alternate', 'block', 'handler', 'finalizer', 'cases', 'init', 'left']) {
+    const child = node[key];
+    if (Array.isArray(child)) child.forEach((c) => declared(c, add, false));
+    else if (child && typeof child === 'object' && typeof child.type === 'string') declared(child, add, false);
+  }
+}
+
+function patternNames(pattern, add) {
+  switch (pattern?.type) {
+    case 'Identifier': add(pattern.name); break;
+    case 'ObjectPattern':
+      for (const p of pattern.properties) patternNames(p.type === 'RestElement' ? p.argument : p.value, add);
+      break;
+    case 'ArrayPattern': pattern.elements.forEach((e) => patternNames(e, add)); break;
+    case 'RestElement': patternNames(pattern.argument, add); break;
+    case 'AssignmentPattern': patternNames(pattern.left, add); break;
+    default: break;
+  }
+}

@@ -1,0 +1,170 @@
+"""The blocking API: a Runtime on an event loop of its own, in a thread."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import Coroutine, Mapping, Sequence
+from types import TracebackType
+from typing import Any, TypeVar
+
+from .bindings import BindingsArg
+from .limits import Limits
+from .pool import PoolConfig
+from .result import RunResult
+from .runtime import Runtime
+from .sandbox import Sandbox
+from .variables import RunSession
+
+_T = TypeVar("_T")
+
+
+class SyncRuntime:
+    """A :class:`Runtime` for callers that are not async: scripts,
+    notebooks, frameworks that call their executor synchronously.
+
+    It takes the Runtime's arguments and owns an event loop in a daemon
+    thread of its own, where the Runtime lives; :meth:`run` takes the same
+    arguments as ``Runtime.run`` and blocks until the result. It is safe to
+    call from several threads at once (their runs go on side by side).
+    Close it, or use it as a context manager::
+
+        with SyncRuntime() as rt:
+            result = rt.run("return 1 + 1")
+
+    Bindings may be sync or async functions; async ones run on the
+    SyncRuntime's loop, not the caller's.
+    """
+
+    def __init__(
+        self,
+        *,
+        limits: Limits | None = None,
+        env: Mapping[str, str] | None = None,
+        python: str | None = None,
+        node: str | None = None,
+        pool: PoolConfig | None = PoolConfig(),  # noqa: B008 - frozen, shared safely
+        sandbox: Sandbox | str = Sandbox.AUTO,
+        binding_threads: int = 32,
+        python_packages: str | os.PathLike[str] | None = None,
+        node_packages: str | os.PathLike[str] | None = None,
+        preload: Sequence[str] = (),
+    ) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever,
+                                        name="tether-sync-runtime", daemon=True)
+        self._thread.start()
+        self._closed = False
+        self._lock = threading.Lock()
+
+        async def make() -> Runtime:
+            runtime = Runtime(limits=limits, env=env, python=python, node=node, pool=pool,
+                              sandbox=sandbox, binding_threads=binding_threads,
+                              python_packages=python_packages, node_packages=node_packages,
+                              preload=preload)
+            await runtime.__aenter__()
+            return runtime
+
+        try:
+            self.runtime = self._call(make())
+        except BaseException:
+            self._stop_loop()
+            raise
+
+    def _call(self, coro: Coroutine[Any, Any, _T]) -> _T:
+        if threading.current_thread() is self._thread:
+            coro.close()
+            raise RuntimeError("a SyncRuntime cannot be used from its own loop "
+                               "(from an async binding): await Runtime.run there")
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+
+    def run(
+        self,
+        source: str,
+        *,
+        language: str = "python",
+        bindings: BindingsArg = None,
+        limits: Limits | None = None,
+        sandbox: Sandbox | str | None = None,
+        variables: Mapping[str, Any] | None = None,
+        last_expression: bool = False,
+    ) -> RunResult:
+        """``Runtime.run``, blocking: the same arguments, result and errors."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("this SyncRuntime is closed")
+        return self._call(self.runtime.run(
+            source, language=language, bindings=bindings, limits=limits, sandbox=sandbox,
+            variables=variables, last_expression=last_expression))
+
+    def session(self, variables: Mapping[str, Any] | None = None, *,
+                language: str = "python", bindings: BindingsArg = None,
+                limits: Limits | None = None, sandbox: Sandbox | str | None = None,
+                last_expression: bool = False) -> SyncRunSession:
+        """``Runtime.session``, blocking: a :class:`SyncRunSession`."""
+        return SyncRunSession(self, RunSession(
+            self.runtime, variables, language=language, bindings=bindings, limits=limits,
+            sandbox=sandbox, last_expression=last_expression))
+
+    def close(self) -> None:
+        """End runs still going (status ``cancelled``), stop the warm guests
+        and the loop's thread. Calling it again does nothing."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        try:
+            self._call(self.runtime.aclose())
+        finally:
+            self._stop_loop()
+
+    def _stop_loop(self) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()
+        self._loop.close()
+
+    def __enter__(self) -> SyncRuntime:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+
+class SyncRunSession:
+    """A :class:`RunSession` for blocking callers, made by
+    :meth:`SyncRuntime.session`: ``run()`` blocks; ``variables``, ``results``
+    and ``save()`` are the session's."""
+
+    def __init__(self, runtime: SyncRuntime, session: RunSession) -> None:
+        self._runtime = runtime
+        self._session = session
+
+    @property
+    def variables(self) -> dict[str, Any]:
+        """The variables the next run starts with."""
+        return self._session.variables
+
+    @property
+    def results(self) -> list[RunResult]:
+        """Every run's result, in order."""
+        return self._session.results
+
+    def run(self, source: str, *, language: str | None = None, bindings: BindingsArg = None,
+            limits: Limits | None = None, last_expression: bool | None = None) -> RunResult:
+        """``RunSession.run``, blocking."""
+        return self._runtime._call(self._session.run(
+            source, language=language, bindings=bindings, limits=limits,
+            last_expression=last_expression))
+
+    def save(self) -> dict[str, Any]:
+        """The variables as plain data (``RunSession.save``)."""
+        return self._session.save()
+
+    def __enter__(self) -> SyncRunSession:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        return None
