@@ -87,6 +87,7 @@ class SyncRuntime:
         bindings: BindingsArg = None,
         limits: Limits | None = None,
         sandbox: Sandbox | str | None = None,
+        check: bool | None = None,
         variables: Mapping[str, Any] | None = None,
         last_expression: bool = False,
     ) -> RunResult:
@@ -96,7 +97,7 @@ class SyncRuntime:
                 raise RuntimeError("this SyncRuntime is closed")
         return self._call(self.runtime.run(
             source, language=language, bindings=bindings, limits=limits, sandbox=sandbox,
-            variables=variables, last_expression=last_expression))
+            check=check, variables=variables, last_expression=last_expression))
 
     def session(self, variables: Mapping[str, Any] | None = None, *,
                 language: str = "python", bindings: BindingsArg = None,

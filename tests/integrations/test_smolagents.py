@@ -13,7 +13,6 @@ pytest.importorskip("smolagents", reason="the smolagents extra is not installed"
 from smolagents import CodeAgent, tool
 from smolagents.models import ChatMessage, MessageRole, Model
 
-from tether.integrations import _common
 from tether.integrations.smolagents import TetherExecutor, awaited
 
 calls: list[tuple[str, str]] = []
@@ -53,8 +52,9 @@ class Scripted(Model):
         self.seen: list[str] = []
 
     def generate(self, messages: list[Any], *args: Any, **kwargs: Any) -> ChatMessage:
-        self.seen.append(str(messages[-1].content if hasattr(messages[-1], "content")
-                             else messages[-1]["content"]))
+        content = messages[-1].content
+        self.seen.append(content if isinstance(content, str) else
+                         "".join(part.get("text", "") for part in content))
         step = self.steps.pop(0)
         return ChatMessage(role=MessageRole.ASSISTANT,
                            content=f"Thought: go.\n<code>\n{step}</code>")
@@ -91,12 +91,12 @@ def test_a_type_error_comes_back_before_anything_runs() -> None:
     assert "not run: the check found problems" in model.seen[-1]
 
 
-@pytest.mark.skipif(not _common.carries_variables(),
-                    reason="this tether does not pass variables between runs yet")
 def test_state_carries_between_steps_as_values() -> None:
-    answer, _, executor = play(["n = 20\n", "n += 1\n", "final_answer(n * 2)\n"])
+    answer, model, executor = play(["n = 20\nn\n", "n += 1\nm = open\n",
+                                    "final_answer(n * 2)\n"])
     assert answer == 42
     assert executor.state["n"] == 21
+    assert "Last output from code snippet:\n20" in model.seen[1]
 
 
 def test_sync_calls_are_awaited_in_place() -> None:

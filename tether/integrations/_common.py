@@ -3,7 +3,6 @@ bindings' own text, checked before it runs, and reporting back as text."""
 
 from __future__ import annotations
 
-import inspect
 import json
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -49,27 +48,11 @@ async def run(runtime: Runtime | None, code: str, bindings: BindingsArg, *,
               language: str = "python", limits: Limits | None = None,
               variables: Mapping[str, Any] | None = None) -> RunResult:
     """Run ``code`` with ``bindings``, type-checked first (status ``invalid``:
-    nothing ran), with ``variables`` defined in it where given."""
-    extra: dict[str, Any] = {}
-    if variables is not None:
-        if not carries_variables():
-            raise NotImplementedError("this tether does not pass variables between runs")
-        extra["variables"] = dict(variables)
+    nothing ran), with ``variables`` defined in it where given (the
+    result's ``variables`` are then its top-level names at its end)."""
     async with runtime_for(runtime) as rt:
         return await rt.run(code, language=language, bindings=bindings, limits=limits,
-                            check=True, **extra)
-
-
-def carries_variables() -> bool:
-    """Whether ``Runtime.run`` takes ``variables`` (state passed as values)."""
-    return "variables" in inspect.signature(Runtime.run).parameters
-
-
-def variables(result: RunResult) -> dict[str, Any]:
-    """The program's top-level names at its end that are values (none where
-    this tether does not return them)."""
-    found = getattr(result, "variables", None)
-    return dict(found) if isinstance(found, Mapping) else {}
+                            check=True, variables=variables)
 
 
 def value_text(value: Any) -> str:

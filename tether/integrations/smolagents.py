@@ -16,23 +16,19 @@ from the call, which the agent gives back to the model.
 from __future__ import annotations
 
 import ast
-import asyncio
 import functools
 import inspect
 import operator
-import threading
-from collections.abc import Callable, Coroutine, Mapping
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from smolagents.local_python_executor import CodeOutput, PythonExecutor
 
-from tether.host import Limits, Runtime
+from tether.host import Limits, SyncRuntime
 
 from . import _common
 
 __all__ = ["TetherExecutor", "awaited"]
-
-T = TypeVar("T")
 
 _FINAL_ANSWER = "final_answer"
 
@@ -48,24 +44,21 @@ class FinalAnswer(Exception):
 class TetherExecutor(PythonExecutor):  # type: ignore[misc]  # smolagents is untyped
     """Runs each code step of a smolagents agent in a fresh tether guest.
 
-    ``limits`` are each step's; ``state`` holds the variables carried from
-    one step to the next (values only: spec §6). The executor owns an event
-    loop in a thread of its own, and a Runtime on it; ``cleanup()`` (which
-    the agent calls) closes both.
+    ``limits`` are each step's; the other keyword arguments go to the
+    :class:`tether.SyncRuntime` the executor runs on (``pool``,
+    ``sandbox``, ``python_packages``, ``preload``...). ``state`` holds the
+    variables carried from one step to the next (values only: spec §6; the
+    others are dropped, and listed in ``dropped``). A step that ends with a
+    bare expression gives its value, as smolagents' own executor does.
+    ``cleanup()`` (which the agent calls) closes the Runtime.
     """
 
     def __init__(self, *, limits: Limits | None = None, **runtime_options: Any) -> None:
         self.limits = limits
         self.state: dict[str, Any] = {}
+        self.dropped: dict[str, str] = {}
         self._tools: dict[str, Any] = {}
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="tether-smolagents",
-                                        daemon=True)
-        self._thread.start()
-        self._runtime = self._call(_open(runtime_options))
-
-    def _call(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
+        self._runtime = SyncRuntime(**runtime_options)
 
     def send_tools(self, tools: dict[str, Any]) -> None:
         self._tools = dict(tools)
@@ -76,12 +69,12 @@ class TetherExecutor(PythonExecutor):  # type: ignore[misc]  # smolagents is unt
     def __call__(self, code_action: str) -> CodeOutput:
         answer: list[Any] = []
         bindings = [_binding(name, tool, answer) for name, tool in self._tools.items()]
-        code = awaited(code_action, set(self._tools))
         carried = {k: v for k, v in self.state.items() if k not in self._tools}
-        result = self._call(_common.run(
-            self._runtime, code, bindings, limits=self.limits,
-            variables=carried if _common.carries_variables() else None))
-        self.state.update(_common.variables(result))
+        result = self._runtime.run(awaited(code_action, set(self._tools)), bindings=bindings,
+                                   limits=self.limits, check=True, variables=carried,
+                                   last_expression=True)
+        self.state.update(result.variables or {})
+        self.dropped = dict(result.dropped_variables)
         if answer:
             return CodeOutput(output=answer[0], logs=result.output, is_final_answer=True)
         if not result.ok:
@@ -89,17 +82,8 @@ class TetherExecutor(PythonExecutor):  # type: ignore[misc]  # smolagents is unt
         return CodeOutput(output=result.value, logs=result.output, is_final_answer=False)
 
     def cleanup(self) -> None:
-        """Close the Runtime and stop the loop (once)."""
-        if self._loop.is_closed():
-            return
-        self._call(self._runtime.aclose())
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join()
-        self._loop.close()
-
-
-async def _open(options: Mapping[str, Any]) -> Runtime:
-    return await Runtime(**options).__aenter__()
+        """Close the Runtime (its warm guests and its thread)."""
+        self._runtime.close()
 
 
 def _binding(name: str, tool: Any, answer: list[Any]) -> Callable[..., Any]:
