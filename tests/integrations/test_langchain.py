@@ -18,7 +18,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import BaseTool, tool
 from pydantic import Field
 
-from tether.integrations.langchain import TetherCodeMode, run_code_tool
+from tether.integrations.langchain import TetherCodeMode, codeact_eval_fn, run_code_tool
 
 from .scenario import CONCURRENT, RETURNED, TYPE_ERROR, Tools
 
@@ -79,3 +79,22 @@ def test_run_code_tool_alone() -> None:
     text = asyncio.run(run_code.ainvoke({"code": CONCURRENT}))
     assert text == f"Printed:\nsky: overcast\nReturned: {RETURNED}"
     assert run_code.invoke({"code": "return 1 + 1"}) == "Returned: 2"
+
+
+def test_codeact_eval_fn_carries_variables_and_calls_tools_at_once() -> None:
+    # As langgraph-codeact's sandbox node calls it: the context is the tools
+    # ({name: tool.func}) and what earlier scripts left; the new variables
+    # it returns are merged into the context for the next script.
+    tools = Tools()
+    eval_fn = codeact_eval_fn()
+    context: dict[str, Any] = {"get_weather": tools.get_weather,
+                               "get_population": tools.get_population}
+    first = CONCURRENT.replace("return ", "summary = ")
+    output, new = asyncio.run(eval_fn(first, context))
+    assert output == "sky: overcast\n"
+    assert new["summary"] == {"temp": 6, "people": 709}
+    context.update(new)
+    output, new = asyncio.run(eval_fn("print(summary['people'] + 1)\n", context))
+    assert output == "710\n"
+    output, _ = asyncio.run(eval_fn(TYPE_ERROR.replace("return ", ""), context))
+    assert output.startswith("The program was not run: the check found problems.")

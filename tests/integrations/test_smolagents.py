@@ -13,7 +13,8 @@ pytest.importorskip("smolagents", reason="the smolagents extra is not installed"
 from smolagents import CodeAgent, tool
 from smolagents.models import ChatMessage, MessageRole, Model
 
-from tether.integrations.smolagents import TetherExecutor, awaited
+from tether.integrations._awaited import awaited
+from tether.integrations.smolagents import TetherExecutor
 
 calls: list[tuple[str, str]] = []
 both = threading.Barrier(2, timeout=30)

@@ -23,8 +23,13 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from tether.host import Binding, Limits, Runtime, describe
 
 from . import _common
+from ._awaited import awaited
 
-__all__ = ["TetherCodeMode", "bindings_from_tools", "run_code_tool"]
+__all__ = ["TetherCodeMode", "bindings_from_tools", "codeact_eval_fn", "run_code_tool"]
+
+#: langgraph-codeact's ``eval_fn`` (async form): ``(code, context) ->
+#: (output, new variables)``.
+CodeActEval = Callable[[str, dict[str, Any]], Awaitable[tuple[str, dict[str, Any]]]]
 
 
 def bindings_from_tools(tools: Sequence[BaseTool]) -> list[Binding]:
@@ -114,3 +119,23 @@ class TetherCodeMode(AgentMiddleware[Any, Any, Any]):
         offered = run_code_tool(folded, runtime=self._runtime, language=self._language,
                                 limits=self._limits)
         return await handler(request.override(tools=[*kept, offered]))
+
+
+def codeact_eval_fn(*, runtime: Runtime | None = None,
+                    limits: Limits | None = None) -> CodeActEval:
+    """An ``eval_fn`` for langgraph-codeact's ``create_codeact``: each script
+    runs in a fresh tether guest. The context's callables (the tools) are
+    its bindings and its other entries (what earlier scripts left) its
+    variables; the script's top-level names at its end that are values
+    come back as the new variables. Its tools are called as CodeAct's prompt
+    shows them; with ``await`` they may run at once (``asyncio.gather``).
+    The output is what it printed, and why it failed if it did."""
+    async def eval_fn(code: str, context: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        tools = {name: value for name, value in context.items() if callable(value)}
+        values = {name: value for name, value in context.items() if name not in tools}
+        result = await _common.run(runtime, awaited(code, set(tools)), tools, limits=limits,
+                                   variables=values)
+        output = result.output if result.ok else _common.failure_text(result)
+        return output, dict(result.variables or {})
+
+    return eval_fn

@@ -7,7 +7,7 @@ The agent's prompt has the model call tools as plain functions
 program without ``await`` the executor awaits every such call
 (``(await get_weather(...))``, written in place, so line numbers hold). A
 program that awaits may make calls at once with ``asyncio.gather``; there
-only whole-statement calls are awaited for it (see :func:`awaited`).
+only whole-statement calls are awaited for it (see :func:`._awaited.awaited`).
 ``final_answer(...)`` ends the step with its argument as the answer. A
 program that fails the check before the run, or ends in an error, raises
 from the call, which the agent gives back to the model.
@@ -15,7 +15,6 @@ from the call, which the agent gives back to the model.
 
 from __future__ import annotations
 
-import ast
 import functools
 import inspect
 import operator
@@ -27,10 +26,9 @@ from smolagents.local_python_executor import CodeOutput, PythonExecutor
 from tether.host import Limits, SyncRuntime
 
 from . import _common
+from ._awaited import FINAL_ANSWER, awaited
 
-__all__ = ["TetherExecutor", "awaited"]
-
-_FINAL_ANSWER = "final_answer"
+__all__ = ["TetherExecutor"]
 
 # smolagents' input types as Python's ("any", images and audio: anything).
 _TYPES: dict[str, Any] = {"string": str, "boolean": bool, "integer": int, "number": float,
@@ -90,7 +88,7 @@ def _binding(name: str, tool: Any, answer: list[Any]) -> Callable[..., Any]:
     """A tool or managed agent as a binding with the signature its inputs
     declare (positional or keyword, as smolagents' prompt shows them), run
     in one of tether's threads (smolagents' tools are synchronous)."""
-    if name == _FINAL_ANSWER:
+    if name == FINAL_ANSWER:
         def function(*args: Any, **kwargs: Any) -> Any:
             answer.append(tool(*args, **kwargs))
             raise FinalAnswer("the final answer was given; the step ends")
@@ -125,44 +123,3 @@ def _hint(spec: Mapping[str, Any]) -> Any:
     types = [_TYPES.get(n, Any) if isinstance(n, str) else Any for n in names]
     hint: Any = Any if Any in types else functools.reduce(operator.or_, types)
     return hint | None if spec.get("nullable") and hint is not Any else hint
-
-
-def awaited(code: str, names: set[str]) -> str:
-    """``code`` with calls of ``names`` wrapped in ``(await ...)``, in place,
-    where ``await`` may stand (not in a nested ``def`` or ``lambda``). In
-    code without ``await``, every call; in code that awaits, only those
-    whose value is a whole statement or assignment (``x = f(1)``, ``f(1)``)
-    and calls of ``final_answer`` outside an ``await``: the code's other
-    calls may be meant for ``asyncio.gather``. Code that does not parse is
-    returned as it is, for the run to report."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return code
-    everywhere = not any(isinstance(node, ast.Await | ast.AsyncFor | ast.AsyncWith)
-                         for node in ast.walk(tree))
-    statements = {id(node.value) for node in ast.walk(tree)
-                  if isinstance(node, ast.Expr | ast.Assign | ast.AugAssign | ast.AnnAssign)}
-    spans: list[tuple[int, int, int, int]] = []
-
-    def visit(node: ast.AST, in_await: bool) -> None:
-        if isinstance(node, ast.FunctionDef | ast.Lambda):
-            return
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                and node.func.id in names and not in_await
-                and (everywhere or id(node) in statements or node.func.id == _FINAL_ANSWER)):
-            assert node.end_lineno is not None and node.end_col_offset is not None
-            spans.append((node.lineno, node.col_offset, node.end_lineno, node.end_col_offset))
-        for child in ast.iter_child_nodes(node):
-            visit(child, in_await or isinstance(node, ast.Await))
-
-    visit(tree, False)
-    lines = [line.encode() for line in code.splitlines(keepends=True)]
-    # From the last edit to the first (an end before a start at one place),
-    # so the offsets still to apply hold.
-    edits = sorted([(s[2], s[3], 1, b")") for s in spans]
-                   + [(s[0], s[1], 0, b"(await ") for s in spans], reverse=True)
-    for line, column, _, text in edits:
-        raw = lines[line - 1]
-        lines[line - 1] = raw[:column] + text + raw[column:]
-    return b"".join(lines).decode()
