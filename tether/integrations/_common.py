@@ -55,6 +55,17 @@ async def run(runtime: Runtime | None, code: str, bindings: BindingsArg, *,
                             check=True, variables=variables)
 
 
+def json_or_text(text: str) -> Any:
+    """A tool's text result as a value: parsed when it is a JSON object or
+    array (tools often send JSON as text), else the text."""
+    if text.lstrip()[:1] in ("{", "["):
+        try:
+            return json.loads(text)
+        except ValueError:
+            pass
+    return text
+
+
 def value_text(value: Any) -> str:
     """A returned value as the model reads it: JSON where it can be."""
     try:

@@ -5,7 +5,8 @@ programmatic tool calling.
 ``client.beta.messages.tool_runner(..., tools=[run_code_tool([get_weather,
 get_population])])``: the model sees one tool, described by the tools' own
 schemas; the program it writes runs in a fresh tether guest on this machine,
-and each call it makes runs the tool here (``tool.call``). A program that
+and each call it makes runs the tool here (``tool.call``; a text result
+that is a JSON object or array reaches the program parsed). A program that
 fails the check before the run, or ends without a value, comes back as an
 error result (``is_error``) saying why.
 """
@@ -52,15 +53,26 @@ def _binding(tool: AnyTool) -> Binding:
         async_tool = tool
 
         async def call(**arguments: Any) -> Any:
-            return await async_tool.call(arguments)
+            return _value(await async_tool.call(arguments))
 
         function: Any = call
     else:
         sync_tool = tool
 
         def call_sync(**arguments: Any) -> Any:
-            return sync_tool.call(arguments)
+            return _value(sync_tool.call(arguments))
 
         function = call_sync
     return Binding(name=tool.name, description=tool.description,
                    parameters=dict(tool.input_schema), function=function)
+
+
+def _value(result: Any) -> Any:
+    """A tool's result (text, or content blocks) as a value: JSON text
+    parsed, a single text block as its text."""
+    if isinstance(result, str):
+        return _common.json_or_text(result)
+    if (isinstance(result, list) and len(result) == 1 and isinstance(result[0], dict)
+            and result[0].get("type") == "text"):
+        return _common.json_or_text(str(result[0].get("text", "")))
+    return result

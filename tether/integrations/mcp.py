@@ -11,7 +11,6 @@ with the given bindings; ``tether mcp`` serves it (:func:`serve`).
 
 from __future__ import annotations
 
-import json
 import shlex
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
@@ -80,17 +79,8 @@ def value(result: mcp_types.CallToolResult) -> Any:
               else block.model_dump(mode="json", by_alias=True, exclude_none=True)
               for block in result.content]
     if len(blocks) == 1 and isinstance(blocks[0], str):
-        return _json_or_text(blocks[0])
+        return _common.json_or_text(blocks[0])
     return blocks
-
-
-def _json_or_text(text: str) -> Any:
-    if text.lstrip()[:1] in ("{", "["):
-        try:
-            return json.loads(text)
-        except ValueError:
-            pass
-    return text
 
 
 def _text(content: Sequence[Any]) -> str:
