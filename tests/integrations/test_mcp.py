@@ -153,3 +153,33 @@ def test_value_is_the_text_without_structured_content() -> None:
         content=[mcp_types.TextContent(type="text", text="no")], is_error=True)
     with pytest.raises(MCPToolError, match="no"):
         value(failed)
+
+
+def test_streamable_http() -> None:
+    import socket
+    import subprocess
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tether", "mcp", "--bindings", "tether.demo:BINDINGS",
+         "--transport", "streamable-http", "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    async def go() -> Any:
+        for _ in range(300):  # until the server listens
+            try:
+                async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+                    return await client.call_tool("run_code", {"code": "return await add(1, 2)"})
+            except Exception:
+                if server.poll() is not None:
+                    raise
+                await asyncio.sleep(0.1)
+        raise AssertionError("tether mcp never listened")
+
+    try:
+        assert text(asyncio.run(go())) == "Returned: 3"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
