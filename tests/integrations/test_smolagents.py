@@ -106,3 +106,19 @@ def test_sync_calls_are_awaited_in_place() -> None:
         'x = (await get_weather(city="Oslo"))\ndef f():\n    return get_weather(city="x")\n')
     assert awaited("await get_weather(city='a')", {"get_weather"}) == (
         "await get_weather(city='a')")
+
+
+def test_a_managed_agent_is_a_binding_on_the_host() -> None:
+    # smolagents' remote executors refuse managed agents: here the helper
+    # runs on the host, called from the manager's step like a tool.
+    helper = CodeAgent(tools=[], model=Scripted(['final_answer("42 apples")\n']),
+                       name="helper", description="Counts things.", max_steps=2)
+    executor = TetherExecutor(pool=None)
+    manager = CodeAgent(tools=[], managed_agents=[helper], executor=executor, max_steps=2,
+                        model=Scripted(['report = helper(task="count the apples")\n'
+                                        "final_answer(report)\n"]))
+    try:
+        answer = manager.run("how many apples?")
+    finally:
+        manager.cleanup()
+    assert "42 apples" in answer
