@@ -22,7 +22,7 @@ from openai.types.responses import (
     ResponseOutputText,
 )
 
-from tether.integrations.openai_agents import run_code_tool
+from tether.integrations.openai_agents import code_mode, run_code_tool
 
 from .scenario import CONCURRENT, RETURNED, TYPE_ERROR, Tools
 
@@ -114,3 +114,12 @@ return [first, await remove(path="b")]
     model, _ = play([program], run_code_tool([guarded], approve=approve))
     assert asked == [("remove", {"path": "a"}), ("remove", {"path": "b"})]
     assert model.outputs == ['Returned: ["PermissionError", "removed b"]']
+
+
+def test_code_mode_folds_an_agents_function_tools() -> None:
+    tools = Tools()
+    model = Scripted([CONCURRENT])
+    agent = code_mode(Agent(name="a", model=model, tools=function_tools(tools)))
+    asyncio.run(Runner.run(agent, "weather?", run_config=RunConfig(tracing_disabled=True)))
+    assert [t.name for t in model.offered] == ["run_code"]
+    assert model.outputs == [f"Printed:\nsky: overcast\nReturned: {RETURNED}"]

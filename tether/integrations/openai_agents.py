@@ -1,8 +1,9 @@
 """OpenAI Agents SDK: a ``run_code`` FunctionTool whose programs call the
 agent's other function tools.
 
-``Agent(..., tools=[run_code_tool([get_weather, get_population])])``: the
-model sees one tool described by the tools' own schemas; each call the
+``Agent(..., tools=[run_code_tool([get_weather, get_population])])``, or
+``code_mode(agent)`` for an agent that has them already: the model sees one
+tool described by the tools' own schemas; each call the
 program makes goes through the tool's ``on_invoke_tool``, with the run's
 context. A program runs to its end, so it cannot stop for the SDK's
 interrupt-and-resume approvals: a tool whose ``needs_approval`` asks for one
@@ -18,14 +19,14 @@ import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from agents import FunctionTool, RunContextWrapper
+from agents import Agent, FunctionTool, RunContextWrapper
 from agents.tool_context import ToolContext
 
 from tether.host import Binding, Limits, Runtime
 
 from . import _common
 
-__all__ = ["Approve", "run_code_tool"]
+__all__ = ["Approve", "code_mode", "run_code_tool"]
 
 #: Decides a call that needs approval: ``(tool name, arguments) -> allowed``.
 Approve = Callable[[str, dict[str, Any]], bool | Awaitable[bool]]
@@ -53,6 +54,18 @@ def run_code_tool(tools: Sequence[FunctionTool], *, runtime: Runtime | None = No
     return FunctionTool(name=_common.RUN_CODE,
                         description=_common.description(runtime, described, language, limits),
                         params_json_schema=_common.CODE_SCHEMA, on_invoke_tool=invoke)
+
+
+def code_mode(agent: Agent[Any], *, runtime: Runtime | None = None,
+              approve: Approve | None = None, language: str = "python",
+              limits: Limits | None = None) -> Agent[Any]:
+    """A copy of ``agent`` whose function tools are folded into one
+    ``run_code`` tool (its other tools stay as they are)."""
+    functions = [tool for tool in agent.tools if isinstance(tool, FunctionTool)]
+    others = [tool for tool in agent.tools if not isinstance(tool, FunctionTool)]
+    run_code = run_code_tool(functions, runtime=runtime, approve=approve, language=language,
+                             limits=limits)
+    return agent.clone(tools=[*others, run_code])
 
 
 def _binding(tool: FunctionTool, context: ToolContext[Any] | None, approve: Approve | None,
