@@ -27,8 +27,9 @@ def description(runtime: Runtime | None, bindings: BindingsArg, language: str = 
                 limits: Limits | None = None) -> str:
     """The tool's description: what the tool does, then the text
     :meth:`tether.Runtime.describe` gives for ``bindings``."""
-    limits = limits or (runtime.limits if runtime is not None else Limits())
-    text = prompt.text(describe_bindings(bindings), language, limits)
+    text = (runtime.describe(bindings, language=language, limits=limits)
+            if runtime is not None else
+            prompt.text(describe_bindings(bindings), language, limits or Limits()))
     return ("Run a program in a fresh sandboxed process and get back what it printed "
             "and returned. Use it to call the functions below, several at once, and "
             "to compute with their results.\n\n" + text)
