@@ -11,7 +11,9 @@ with the given bindings; ``tether mcp`` serves it (:func:`serve`).
 
 from __future__ import annotations
 
+import asyncio
 import shlex
+import signal
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from typing import Any, Protocol
@@ -120,7 +122,34 @@ async def serve(bindings: BindingsArg = None, *, upstreams: Sequence[str] = (),
                 transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000) -> None:
     """Serve ``run_code`` over ``transport`` (``stdio`` or
     ``streamable-http``), with ``bindings`` and the tools of each upstream
-    server (started from its command line), until the client goes away."""
+    server (started from its command line), until the client goes away or
+    SIGTERM comes; either way the upstream servers and the guests end."""
+    if transport not in ("stdio", "streamable-http"):
+        raise ValueError(f"unknown transport {transport!r}: stdio or streamable-http")
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    stopping: list[bool] = []
+
+    def stop() -> None:
+        if not stopping:  # once: a second SIGTERM must not cut the cleanup short
+            stopping.append(True)
+            task.cancel()
+
+    loop.add_signal_handler(signal.SIGTERM, stop)
+    try:
+        await _serve(bindings, upstreams, language=language, limits=limits,
+                     transport=transport, host=host, port=port)
+    except asyncio.CancelledError:
+        if not stopping:
+            raise
+        task.uncancel()  # cancelled by SIGTERM: ended as asked
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
+
+
+async def _serve(bindings: BindingsArg, upstreams: Sequence[str], *, language: str,
+                 limits: Limits | None, transport: str, host: str, port: int) -> None:
     async with AsyncExitStack() as stack:
         offered = describe_bindings(bindings)
         for command in upstreams:
@@ -130,7 +159,5 @@ async def serve(bindings: BindingsArg = None, *, upstreams: Sequence[str] = (),
         mcp = server(offered, runtime=runtime, language=language, limits=limits)
         if transport == "stdio":
             await mcp.run_stdio_async()
-        elif transport == "streamable-http":
-            await mcp.run_streamable_http_async(host=host, port=port)
         else:
-            raise ValueError(f"unknown transport {transport!r}: stdio or streamable-http")
+            await mcp.run_streamable_http_async(host=host, port=port)
