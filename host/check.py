@@ -34,14 +34,18 @@ class Checker:
         self._typescript: TypeScriptChecker | None = None
 
     async def diagnostics(self, source: str, language: str,
-                          descriptions: Iterable[Description]) -> tuple[RunError, ...] | None:
+                          descriptions: Iterable[Description],
+                          variables: Iterable[str] = ()) -> tuple[RunError, ...] | None:
         """The program's problems (empty: none; at most MAX_DIAGNOSTICS), or
-        None when no checker could say."""
-        found = await self._diagnostics(source, language, descriptions)
+        None when no checker could say. ``variables`` are the names the run
+        defines before the program starts."""
+        found = await self._diagnostics(source, language, descriptions, tuple(variables))
         return None if found is None else found[:MAX_DIAGNOSTICS]
 
-    async def _diagnostics(self, source: str, language: str,
-                           descriptions: Iterable[Description]) -> tuple[RunError, ...] | None:
+    async def _diagnostics(self, source: str, language: str, descriptions: Iterable[Description],
+                           variables: tuple[str, ...]) -> tuple[RunError, ...] | None:
+        if variables and language != "python":
+            return None  # the TypeScript check does not declare them: no false "unknown name"
         if language == "python":
             try:
                 from ty import find_ty_bin
@@ -50,7 +54,7 @@ class Checker:
             except (ImportError, FileNotFoundError):
                 return None
             return await check_python.check(ty, self._interpreters.python, source,
-                                            descriptions, self._timeout)
+                                            descriptions, self._timeout, variables=variables)
         if self._typescript is None:
             try:
                 node = self._interpreters.node_path()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import re
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from . import stubs_python
@@ -37,23 +37,31 @@ def help(*request: object) -> None: ...
 _DIAGNOSTIC = re.compile(r"^(?:[^:\n]*):(\d+):(\d+): (error)\[([\w-]+)\] (.*)$", re.M)
 
 
-def stubs(descriptions: Iterable[Description]) -> str:
-    """The stubs the program is checked against: the bindings and the names
-    the guest adds (BindingError, help)."""
-    return stubs_python.render(descriptions) + _GUEST_NAMES
+def stubs(descriptions: Iterable[Description], variables: Sequence[str] = ()) -> str:
+    """The stubs the program is checked against: the bindings, the names
+    the guest adds (BindingError, help) and the run's variables (of any
+    type)."""
+    declared = "".join(f"{name}: __TetherAny\n" for name in variables)
+    return (stubs_python.render(descriptions) + _GUEST_NAMES
+            + ("from typing import Any as __TetherAny\n" + declared if declared else ""))
 
 
-def wrap(source: str) -> str:
+def wrap(source: str, variables: Sequence[str] = ()) -> str:
+    """The program as a function body; its variables are the module's
+    globals there, as in the guest (one more line before the program)."""
     body = "".join(_INDENT + line if line.strip() else line
                    for line in source.splitlines(keepends=True))
-    return _PRELUDE + (body if body.strip() else _INDENT + "pass") + f"\n{_INDENT}pass\n"
+    names = f"{_INDENT}global {', '.join(variables)}\n" if variables else ""
+    return (_PRELUDE + names + (body if body.strip() else _INDENT + "pass")
+            + f"\n{_INDENT}pass\n")
 
 
-def parse(output: str, source: str) -> tuple[RunError, ...]:
+def parse(output: str, source: str, variables: Sequence[str] = ()) -> tuple[RunError, ...]:
     last = max(1, len(source.splitlines()))
+    before = _LINES_BEFORE + (1 if variables else 0)
     found = []
     for m in _DIAGNOSTIC.finditer(output):
-        line, column = int(m.group(1)) - _LINES_BEFORE, int(m.group(2))
+        line, column = int(m.group(1)) - before, int(m.group(2))
         if line < 1:  # the prelude: a program that cannot be read as a function body
             line, column = 1, 1
         else:
@@ -64,13 +72,14 @@ def parse(output: str, source: str) -> tuple[RunError, ...]:
 
 
 async def check(ty: str, python: str, source: str, descriptions: Iterable[Description],
-                timeout: float) -> tuple[RunError, ...] | None:
+                timeout: float, *,
+                variables: Sequence[str] = ()) -> tuple[RunError, ...] | None:
     """The program's type errors (empty: none); None when ty could not say
     (it failed or took longer than ``timeout``)."""
     with tempfile.TemporaryDirectory(prefix="tether-check-") as scratch:
         root = Path(scratch)
-        (root / "__tether_bindings__.pyi").write_text(stubs(descriptions))
-        (root / "program.py").write_text(wrap(source))
+        (root / "__tether_bindings__.pyi").write_text(stubs(descriptions, variables))
+        (root / "program.py").write_text(wrap(source, variables))
         process = await asyncio.create_subprocess_exec(
             ty, "check", "--output-format", "concise", "--color", "never", "--no-progress",
             "--python", python, "program.py", cwd=scratch,
@@ -86,4 +95,4 @@ async def check(ty: str, python: str, source: str, descriptions: Iterable[Descri
                 await process.wait()
         if process.returncode not in (0, 1):  # 2: ty's own failure
             return None
-        return parse(out.decode(errors="replace"), source)
+        return parse(out.decode(errors="replace"), source, variables)

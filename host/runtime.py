@@ -212,7 +212,8 @@ class Runtime:
             prepare_variables(variables, prepared, limits)
         if self.check_before_run if check is None else check:
             found = await self._checker.diagnostics(
-                source, language, [b.description for b in prepared.values()])
+                source, language, [b.description for b in prepared.values()],
+                variables or ())
             if found:
                 return invalid(found)
         return await self._start(source, language, prepared, limits, profile, wire_variables,

@@ -89,6 +89,7 @@ class SyncRuntime:
         bindings: BindingsArg = None,
         limits: Limits | None = None,
         sandbox: Sandbox | str | None = None,
+        check: bool | None = None,
         variables: Mapping[str, Any] | None = None,
         last_expression: bool = False,
         on_event: Callable[[RunEvent], object] | None = None,
@@ -102,7 +103,7 @@ class SyncRuntime:
                 raise RuntimeError("this SyncRuntime is closed")
         return self._call(self.runtime.run(
             source, language=language, bindings=bindings, limits=limits, sandbox=sandbox,
-            variables=variables, last_expression=last_expression, on_event=on_event,
+            check=check, variables=variables, last_expression=last_expression, on_event=on_event,
             approve=approve, suspendable=suspendable))
 
     def resume(self, checkpoint: bytes, value: Any = None, *, bindings: BindingsArg = None,

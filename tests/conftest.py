@@ -1,7 +1,21 @@
 import os
+import shutil
+import tempfile
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("ci", max_examples=200, deadline=None)
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+#: A temporary directory of this test session's own, for it and the processes
+#: it starts (TMPDIR): the leak check counts only what this session left, even
+#: while other suites or programs use the machine's temporary directory.
+_SESSION_TMP = tempfile.mkdtemp(prefix="tether-tests-")
+os.environ["TMPDIR"] = _SESSION_TMP
+tempfile.tempdir = _SESSION_TMP
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    shutil.rmtree(_SESSION_TMP, ignore_errors=True)

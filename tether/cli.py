@@ -154,6 +154,19 @@ def _parser() -> argparse.ArgumentParser:
     doctor = commands.add_parser("doctor", help="what isolation this machine offers, and what "
                                  "each profile costs to start")
     doctor.add_argument("--repeat", type=int, default=5, help="cold starts to time per profile")
+    mcp = commands.add_parser("mcp", help="serve a run_code tool over MCP (pip install "
+                              "tether[mcp])")
+    mcp.add_argument("--bindings", action="append", default=[], metavar="MODULE:ATTR",
+                     help="a mapping of name to binding, or an iterable; repeatable")
+    mcp.add_argument("--upstream", action="append", default=[], metavar="COMMAND",
+                     help="an MCP server to start (over stdio) whose tools become "
+                     "bindings; repeatable")
+    mcp.add_argument("--language", choices=["python", "javascript", "typescript"],
+                     default="python", help="the programs' language (default: %(default)s)")
+    mcp.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio",
+                     help="how clients connect (default: %(default)s)")
+    mcp.add_argument("--port", type=int, default=8000,
+                     help="with streamable-http, the port on 127.0.0.1 (default: %(default)s)")
     conformance_cli.add_parser(commands)
     return parser
 
@@ -324,6 +337,17 @@ def _describe(args: argparse.Namespace) -> int:
     return 0
 
 
+def _mcp(args: argparse.Namespace) -> int:
+    try:
+        from .integrations.mcp import serve
+    except ImportError as exc:
+        _fail(f"tether mcp needs the mcp extra (pip install tether[mcp]): {exc}")
+    bindings = _load_bindings(args.bindings)
+    asyncio.run(serve(bindings, upstreams=args.upstream, language=args.language,
+                      transport=args.transport, port=args.port))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "conformance":
@@ -335,10 +359,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "describe":
             return _describe(args)
+        if args.command == "mcp":
+            return _mcp(args)
         return asyncio.run(_run(args))
     except UsageError as exc:
         print(f"tether: {exc}", file=sys.stderr)
-        if args.json:
+        if getattr(args, "json", False):
             print(json.dumps({"status": None, "error": {"type": exc.type, "message": str(exc)}},
                              ensure_ascii=False))
         return 2

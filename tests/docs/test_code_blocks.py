@@ -9,8 +9,8 @@ run it.
   ``return`` is a program body: tether runs it with the demo bindings and it
   must return.
 - A shell block's ``tether`` commands must parse, and ``tether run`` ones
-  (fed by ``echo`` or not) must succeed; ``make`` targets, ``pip install``
-  extras and files must exist.
+  (fed by ``echo`` or not) and ``python examples/...`` ones must succeed;
+  ``make`` targets, ``pip install`` extras and files must exist.
 - Any other block must be marked as not code (``text``); an unknown language
   fails, so a new kind of block gets a way to run before it is published.
 """
@@ -241,5 +241,9 @@ def test_shell_commands(block: Block) -> None:
             _check_pip_install(args[1:])
         elif program == "bash":
             assert (ROOT / args[0]).is_file(), f"{block.id}: {command}"
+        elif program == "python" and args[:1] and args[0].startswith("examples/"):
+            done = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True,
+                                  text=True, timeout=120, check=False)
+            assert done.returncode == 0, f"{block.id}: {command}\n{done.stderr}"
         else:
             assert program in SYSTEM_COMMANDS, f"{block.id}: {command}: teach this test to run it"

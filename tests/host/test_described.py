@@ -121,6 +121,20 @@ def test_a_correct_program_passes_its_check_and_runs(lang: str, source: str) -> 
     assert result.value[1] == "Oslo"
 
 
+def test_a_checked_program_sees_the_runs_variables() -> None:
+    source = "n += 1\nhits = await search(q)\nreturn await serch(q * n)"
+    result = run(source, bindings=BINDINGS, check=True, variables={"n": 1, "q": "a"})
+    assert result.status is Status.INVALID
+    # Only the misspelt name: n and q are defined, and the lines are the program's own.
+    assert [(d.line, d.type) for d in result.diagnostics] == [(3, "unresolved-reference")]
+    result = run(source.replace("serch", "search"), bindings=BINDINGS, check=True,
+                 variables={"n": 1, "q": "a"})
+    assert result.ok, result.diagnostics
+    # The TypeScript check does not declare variables: it lets the run go.
+    result = run("return n + 1", language="typescript", check=True, variables={"n": 1})
+    assert result.ok and result.value == 2
+
+
 def test_without_check_a_typescript_type_error_still_runs() -> None:
     assert run("const x: number = 'a' as any as number; return x", language="typescript").value == "a"
     assert run("const x: number = 'a';\nreturn x", language="typescript").value == "a"

@@ -1,0 +1,142 @@
+"""pydantic-ai: a capability that folds the agent's tools into one
+``run_code`` tool run by tether.
+
+``Agent(model, tools=[...], capabilities=[TetherCodeMode()])``: the model
+sees ``run_code``, whose description declares the agent's other tools as
+functions; the program it writes runs in a fresh tether guest, and each
+call it makes goes through the agent's own tool machinery (argument
+validation, retries, dependencies, capability hooks). A program that fails
+the check before the run, or ends in an error, comes back to the model as a
+retry; nothing ran for the first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pydantic_ai import AbstractToolset, RunContext, ToolDefinition, WrapperToolset
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.exceptions import ModelRetry, UserError
+from pydantic_ai.messages import ToolCallPart, ToolReturn
+from pydantic_ai.tool_manager import ToolManager
+from pydantic_ai.toolsets.abstract import ToolsetTool
+from pydantic_core import SchemaValidator, core_schema, to_jsonable_python
+
+from tether.host import Binding, Limits, Runtime
+
+from . import _common
+
+__all__ = ["TetherCodeMode"]
+
+# Tools that drive the framework itself, or run code themselves, stay native.
+_NATIVE_KINDS = frozenset({"tool-search", "capability-load"})
+
+
+_CODE_VALIDATOR = SchemaValidator(core_schema.typed_dict_schema(
+    {"code": core_schema.typed_dict_field(core_schema.str_schema())}))
+
+
+@dataclass
+class TetherCodeMode(AbstractCapability[Any]):
+    """Offer the agent's tools to the model as functions of one ``run_code``
+    tool, whose programs tether runs.
+
+    ``tools`` names the tools to fold in (default: every one that can be);
+    the others stay ordinary tools. ``runtime`` runs the programs (default: a
+    Runtime per call). ``language`` is the programs' language, ``limits``
+    each run's, ``max_retries`` how often the model may retry ``run_code``.
+    """
+
+    tools: Sequence[str] | None = None
+    runtime: Runtime | None = None
+    language: str = "python"
+    limits: Limits | None = None
+    max_retries: int = 3
+
+    def get_wrapper_toolset(self, toolset: AbstractToolset[Any]) -> AbstractToolset[Any]:
+        return _TetherToolset(wrapped=toolset, capability=self)
+
+
+@dataclass
+class _RunCodeTool(ToolsetTool[Any]):
+    folded: dict[str, ToolsetTool[Any]] = field(default_factory=dict)
+
+
+@dataclass
+class _TetherToolset(WrapperToolset[Any]):
+    capability: TetherCodeMode = field(default_factory=TetherCodeMode)
+
+    def _folds(self, tool: ToolsetTool[Any]) -> bool:
+        definition = tool.tool_def
+        if definition.tool_kind in _NATIVE_KINDS or definition.unless_native:
+            return False
+        if (definition.metadata or {}).get("code_arg_name"):  # itself runs code
+            return False
+        wanted = self.capability.tools
+        return wanted is None or definition.name in wanted
+
+    async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
+        tools = await self.wrapped.get_tools(ctx)
+        folded = {name: tool for name, tool in tools.items() if self._folds(tool)}
+        native = {name: tool for name, tool in tools.items() if name not in folded}
+        if _common.RUN_CODE in native:
+            raise UserError(f"a tool is named {_common.RUN_CODE!r}: the name TetherCodeMode uses")
+        capability = self.capability
+        text = _common.description(capability.runtime, _declarations(folded),
+                                   capability.language, capability.limits)
+        run_code = _RunCodeTool(
+            toolset=self,
+            tool_def=ToolDefinition(
+                name=_common.RUN_CODE, description=text,
+                parameters_json_schema=_common.CODE_SCHEMA,
+                metadata={"code_arg_name": "code", "code_arg_language": capability.language}),
+            max_retries=capability.max_retries, args_validator=_CODE_VALIDATOR, folded=folded)
+        return {**native, _common.RUN_CODE: run_code}
+
+    async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any],
+                        tool: ToolsetTool[Any]) -> Any:
+        if not isinstance(tool, _RunCodeTool):
+            return await self.wrapped.call_tool(name, tool_args, ctx, tool)
+        parent = ctx.tool_manager
+        if parent is None:
+            raise UserError("run_code was called outside an agent run")
+        # The nested calls go through a ToolManager of the wrapped tools, so
+        # validation, retries and the agent's capability hooks apply to each.
+        manager = ToolManager(toolset=self.wrapped, root_capability=parent.root_capability,
+                              ctx=ctx, tools=tool.folded)
+        bindings = [replace(binding, function=_dispatcher(manager, binding.name))
+                    for binding in _declarations(tool.folded)]
+        capability = self.capability
+        result = await _common.run(capability.runtime, tool_args["code"], bindings,
+                                   language=capability.language, limits=capability.limits)
+        if not result.ok:
+            raise ModelRetry(_common.failure_text(result))
+        return _common.report(result)
+
+
+def _declarations(tools: dict[str, ToolsetTool[Any]]) -> list[Binding]:
+    """The tools as tether bindings (their functions are set per call)."""
+    return [Binding(name=name, description=tool.tool_def.description or "",
+                    parameters=tool.tool_def.parameters_json_schema,
+                    result=tool.tool_def.return_schema, function=_unset)
+            for name, tool in tools.items()]
+
+
+def _unset(**arguments: Any) -> Any:
+    raise RuntimeError("described only")
+
+
+def _dispatcher(manager: ToolManager[Any], name: str) -> Any:
+    counter = iter(range(1 << 62))
+
+    async def call(**arguments: Any) -> Any:
+        part = ToolCallPart(tool_name=name, args=arguments,
+                            tool_call_id=f"tether_{name}_{next(counter)}")
+        returned = await manager.handle_call(part, wrap_validation_errors=False)
+        if isinstance(returned, ToolReturn):
+            returned = returned.return_value
+        return to_jsonable_python(returned, bytes_mode="utf8")
+
+    return call
