@@ -56,6 +56,7 @@ from .values import (
     encode_payload,
     encode_payload_in_steps,
     exceeds_value_items,
+    holds_more_items,
     to_wire,
     to_wire_plain,
     value_excess,
@@ -73,7 +74,7 @@ __all__ = [
     "RemoteProtocolError", "Role", "Run", "RunLimits", "State", "Stream", "Value",
     "ValueModelError", "check_value", "count_items", "decode_payload",
     "decode_payload_in_steps", "encode_frame", "encode_payload", "encode_payload_in_steps",
-    "envelope_depth", "exceeds_value_items", "to_wire", "to_wire_plain", "value_excess",
-    "value_items",
+    "envelope_depth", "exceeds_value_items", "holds_more_items", "to_wire", "to_wire_plain",
+    "value_excess", "value_items",
     "variable_name_problem",
 ]

@@ -155,22 +155,28 @@ def encode_payload_in_steps(item: Mapping[str, Any], *, plain: bool, step_items:
     return b"".join(parts)
 
 
-def _items_over(value: Any, budget: int) -> bool:
-    """Whether ``value`` holds more than ``budget`` items (looking no further)."""
+def holds_more_items(value: Any, budget: int) -> bool:
+    """Whether ``value`` (a wire value, or a Python value before
+    :func:`to_wire`) holds more than ``budget`` items, looking at no more:
+    to tell a value that is costly to convert or encode. A value whose own
+    code fails here is left to the conversion to report."""
     stack = [value]
-    while stack:
-        item = stack.pop()
-        if type(item) is dict or type(item) is list:
-            budget -= len(item) * (2 if type(item) is dict else 1)
-            if budget < 0:
-                return True
-            stack.extend(item.values() if type(item) is dict else item)
+    try:
+        while stack:
+            item = stack.pop()
+            if isinstance(item, dict | list | tuple):
+                budget -= len(item) * (2 if isinstance(item, dict) else 1)
+                if budget < 0:
+                    return True
+                stack.extend(item.values() if isinstance(item, dict) else item)
+    except Exception:
+        return False
     return False
 
 
 def _encode_steps(value: Any, plain: bool, step: int, pause: Callable[[], None],
                   parts: list[bytes]) -> None:
-    if not _items_over(value, step):
+    if not holds_more_items(value, step):
         parts.append(_dumps(value, plain))
         return
     pairs = type(value) is dict
@@ -189,7 +195,7 @@ def _encode_steps(value: Any, plain: bool, step: int, pause: Callable[[], None],
 
     for element in elements:
         inner = element[1] if pairs else element
-        if _items_over(inner, step):
+        if holds_more_items(inner, step):
             flush()
             if pairs:
                 parts.append(_dumps(element[0], plain))

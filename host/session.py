@@ -41,6 +41,7 @@ from tether.codec import (
     count_items,
     encode_payload,
     encode_payload_in_steps,
+    holds_more_items,
     to_wire_plain,
     value_excess,
     value_items,
@@ -69,6 +70,11 @@ from .result import RunError, RunResult, RunStats, Status
 from .threads import WorkerThreads
 
 logger = logging.getLogger("tether")
+
+
+#: A binding's result holding more items than this is converted and encoded
+#: off the event loop.
+LARGE_ITEMS = 4096
 
 
 class Session:
@@ -511,7 +517,7 @@ class Session:
                 f"{call.name}() did not finish within {self.limits.call_timeout:g} s")), None
         except Exception as exc:  # the binding's failure is the program's data
             return _binding_error(call.id, exc), None
-        if _large(value):  # converting and encoding it would hold the loop
+        if holds_more_items(value, LARGE_ITEMS):  # converting it would hold the loop
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(
                 decoding, functools.partial(self._result_for, call, value, in_steps=True))
@@ -614,24 +620,6 @@ if sys.version_info >= (3, 12):
 else:
     def _start_task(coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         return asyncio.get_running_loop().create_task(coro)
-
-
-def _large(value: Any, budget: int = 4096) -> bool:
-    """Whether ``value`` holds more than ``budget`` items (looking at no more
-    than that many): a binding's result that large is converted and encoded
-    off the event loop."""
-    stack = [value]
-    try:
-        while stack:
-            item = stack.pop()
-            if isinstance(item, dict | list | tuple):
-                budget -= len(item) * (2 if isinstance(item, dict) else 1)
-                if budget < 0:
-                    return True
-                stack.extend(item.values() if isinstance(item, dict) else item)
-    except Exception:  # the value's own code failed: the conversion will say so
-        return False
-    return False
 
 
 @functools.cache
