@@ -1,7 +1,8 @@
 """R-STDIO-4: the transport is chosen by TETHER_TRANSPORT. A guest asked for
-one it does not speak says so on fd 2 and exits before sending anything: the
-Node guest speaks fd 3 only, the CPython guest fd 3 and stdio (the
-conformance suite runs it over stdio, tests/conformance)."""
+one it does not speak says so on fd 2 and exits before sending anything; both
+guests speak fd 3 and stdio (the conformance suite runs them over stdio,
+tests/conformance). R-STDIO-1: over stdio, whatever the program writes to
+fd 1 itself lands on fd 2, never in the frame stream."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import tempfile
 
 import pytest
 
+from tether.codec import NEED_DATA, Connection, Done, Hello, Role, Run, RunLimits
 from tether.host.guests import Interpreters, guest_command
 from tether.host.limits import Limits
 from tether.host.process import spawn
@@ -38,7 +40,7 @@ async def _start(language: str, transport: str) -> tuple[int, str, bytes]:
 
 
 @pytest.mark.parametrize(("language", "transport"), [
-    ("python", "carrier-pigeon"), ("javascript", "carrier-pigeon"), ("javascript", "stdio")])
+    ("python", "carrier-pigeon"), ("javascript", "carrier-pigeon")])
 def test_a_guest_asked_for_a_transport_it_lacks_says_so_and_exits(language: str,
                                                                    transport: str) -> None:
     if language == "javascript" and shutil.which("node") is None:
@@ -47,3 +49,62 @@ def test_a_guest_asked_for_a_transport_it_lacks_says_so_and_exits(language: str,
     assert code != 0
     assert transport in stderr
     assert received == b""  # not even HELLO on fd 3
+
+
+#: Programs that write to fd 1 behind the guest's back: straight to the
+#: descriptor, and through a child process that inherits it.
+STRAY = {
+    "python": "import os, subprocess\n"
+              "os.write(1, b'stray-direct\\n')\n"
+              "subprocess.run(['/bin/echo', 'stray-child'])\n"
+              "print('captured')\n"
+              "return 7",
+    "javascript": "const fs = require('node:fs');\n"
+                  "fs.writeSync(1, 'stray-direct\\n');\n"
+                  "require('node:child_process').spawnSync('/bin/echo', ['stray-child'], "
+                  "{ stdio: 'inherit' });\n"
+                  "console.log('captured');\n"
+                  "return 7",
+}
+
+
+async def _run_over_stdio(language: str, source: str) -> tuple[list[object], str]:
+    workdir = tempfile.mkdtemp(prefix="tether-transport-")
+    try:
+        command = guest_command(language, workdir, Limits(), Interpreters())
+        process = await asyncio.create_subprocess_exec(
+            *command.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, env={**command.env, "TETHER_TRANSPORT": "stdio"},
+            cwd=workdir)
+        assert process.stdin is not None and process.stdout is not None
+        assert process.stderr is not None
+        host = Connection(Role.HOST)
+        events: list[object] = []
+        limits = RunLimits(output_bytes=65536, value_bytes=65536, frame_bytes=1 << 20,
+                           max_depth=64, max_calls_in_flight=8)
+        while not any(isinstance(e, Done) for e in events):
+            event = host.next_event()
+            if event is NEED_DATA:
+                data = await asyncio.wait_for(process.stdout.read(65536), 20)
+                assert data, "the guest closed stdout before DONE"
+                host.receive_data(data)
+                continue
+            events.append(event)
+            if isinstance(event, Hello):
+                process.stdin.write(host.send(Run(source, language, (), limits)))
+        process.stdin.close()
+        await asyncio.wait_for(process.wait(), 20)
+        return events, (await process.stderr.read()).decode()
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+@pytest.mark.parametrize("language", ["python", "javascript"])
+def test_over_stdio_writes_to_fd_1_land_on_fd_2(language: str) -> None:
+    if language == "javascript" and shutil.which("node") is None:
+        pytest.skip("Node.js is not installed")
+    events, stderr = asyncio.run(_run_over_stdio(language, STRAY[language]))
+    assert isinstance(events[0], Hello)
+    assert isinstance(events[-1], Done) and events[-1].value == 7
+    assert "captured" in "".join(getattr(e, "text", "") for e in events)
+    assert "stray-direct" in stderr and "stray-child" in stderr
