@@ -221,6 +221,17 @@ def test_our_guests_pass_over_stdio(transcript: Transcript, language: str) -> No
     assert case.verdict in ("pass", "skip"), case.detail
 
 
+@pytest.mark.parametrize("language", ["python", "javascript"])
+@pytest.mark.parametrize("transcript", TRANSCRIPT_LIST, ids=IDS)
+def test_the_standalone_guests_pass_over_stdio(transcript: Transcript, language: str) -> None:
+    """``python -m tether.guest --stdio [--language javascript]``, as an
+    image that is not the host runs it."""
+    argv = [sys.executable, "-m", "tether.guest", "--stdio", "--language", language]
+    case = asyncio.run(check_guest(transcript, language, command_guest(argv), strict=True,
+                                   transport="stdio"))
+    assert case.verdict in ("pass", "skip"), case.detail
+
+
 def _python_guest_behind(preamble: str) -> Any:
     """Our CPython guest started by a shell that first prints ``preamble``
     (a container's banner): R-STDIO-2."""

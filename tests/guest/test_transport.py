@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import sys
 import tempfile
+from collections.abc import Sequence
 
 import pytest
 
@@ -68,14 +70,17 @@ STRAY = {
 }
 
 
-async def _run_over_stdio(language: str, source: str) -> tuple[list[object], str]:
+async def _run_over_stdio(language: str, source: str,
+                          argv: Sequence[str] | None = None) -> tuple[list[object], str]:
+    """Run ``source`` in our guest for ``language`` (or started by ``argv``)
+    over stdio: the guest's messages, and what it wrote to fd 2."""
     workdir = tempfile.mkdtemp(prefix="tether-transport-")
     try:
         command = guest_command(language, workdir, Limits(), Interpreters())
         process = await asyncio.create_subprocess_exec(
-            *command.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env={**command.env, "TETHER_TRANSPORT": "stdio"},
-            cwd=workdir)
+            *(argv or command.argv), stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            env={**command.env, "TETHER_TRANSPORT": "stdio"}, cwd=workdir)
         assert process.stdin is not None and process.stdout is not None
         assert process.stderr is not None
         host = Connection(Role.HOST)
@@ -108,3 +113,22 @@ def test_over_stdio_writes_to_fd_1_land_on_fd_2(language: str) -> None:
     assert isinstance(events[-1], Done) and events[-1].value == 7
     assert "captured" in "".join(getattr(e, "text", "") for e in events)
     assert "stray-direct" in stderr and "stray-child" in stderr
+
+
+#: ``python -m tether.guest`` where the host's code and construct cannot be
+#: imported: an image with a plain ``pip install tether`` needs neither.
+WITHOUT_HOST = ("import runpy, sys\n"
+                "sys.modules.update(dict.fromkeys(('construct', 'pydantic', 'tether.host')))\n"
+                "runpy.run_module('tether.guest', run_name='__main__', alter_sys=True)\n")
+
+
+@pytest.mark.parametrize("language", ["python", "javascript"])
+def test_the_standalone_guest_runs_without_the_host(language: str) -> None:
+    if language == "javascript" and shutil.which("node") is None:
+        pytest.skip("Node.js is not installed")
+    program = {"python": "print('hi')\nreturn 6 * 7",
+               "javascript": "console.log('hi'); return 6 * 7"}
+    argv = [sys.executable, "-c", WITHOUT_HOST, "--stdio", "--language", language]
+    events, stderr = asyncio.run(_run_over_stdio(language, program[language], argv))
+    assert isinstance(events[-1], Done) and events[-1].value == 42, stderr
+    assert "hi" in "".join(getattr(e, "text", "") for e in events)
