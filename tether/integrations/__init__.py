@@ -1,0 +1,1 @@
+"""tether on other engines and frameworks, each behind its own extra."""
