@@ -70,8 +70,8 @@ STRAY = {
 }
 
 
-async def _run_over_stdio(language: str, source: str,
-                          argv: Sequence[str] | None = None) -> tuple[list[object], str]:
+async def _run_over_stdio(language: str, source: str, argv: Sequence[str] | None = None,
+                          **resources: int) -> tuple[list[object], str]:
     """Run ``source`` in our guest for ``language`` (or started by ``argv``)
     over stdio: the guest's messages, and what it wrote to fd 2."""
     workdir = tempfile.mkdtemp(prefix="tether-transport-")
@@ -86,7 +86,7 @@ async def _run_over_stdio(language: str, source: str,
         host = Connection(Role.HOST)
         events: list[object] = []
         limits = RunLimits(output_bytes=65536, value_bytes=65536, frame_bytes=1 << 20,
-                           max_depth=64, max_calls_in_flight=8)
+                           max_depth=64, max_calls_in_flight=8, **resources)
         while not any(isinstance(e, Done) for e in events):
             event = host.next_event()
             if event is NEED_DATA:
@@ -132,3 +132,14 @@ def test_the_standalone_guest_runs_without_the_host(language: str) -> None:
     events, stderr = asyncio.run(_run_over_stdio(language, program[language], argv))
     assert isinstance(events[-1], Done) and events[-1].value == 42, stderr
     assert "hi" in "".join(getattr(e, "text", "") for e in events)
+
+
+def test_over_stdio_the_python_guest_sets_runs_rlimits_itself() -> None:
+    """R-STDIO-5: a host across a stream cannot prlimit the guest; the
+    CPython guest lowers its own rlimits from RUN's limits (R-RUN-4)."""
+    source = ("import resource\n"
+              "return [resource.getrlimit(getattr(resource, n))[0] for n in "
+              "('RLIMIT_NOFILE', 'RLIMIT_FSIZE', 'RLIMIT_CPU')]")
+    events, stderr = asyncio.run(_run_over_stdio("python", source, open_files=64,
+                                                 file_bytes=1 << 20, cpu_seconds=30))
+    assert isinstance(events[-1], Done) and events[-1].value == [64, 1 << 20, 30], stderr
