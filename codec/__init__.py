@@ -46,6 +46,7 @@ from .values import (
     ENVELOPE_ITEMS,
     MAX_MAX_DEPTH,
     MIN_MAX_DEPTH,
+    Excess,
     Value,
     ValueModelError,
     check_value,
@@ -57,6 +58,7 @@ from .values import (
     exceeds_value_items,
     to_wire,
     to_wire_plain,
+    value_excess,
     value_items,
 )
 
@@ -66,11 +68,12 @@ __all__ = [
     "MAX_CALL_ID", "MAX_MAX_DEPTH", "MAX_VARIABLES_BYTES",
     "MIN_MAX_DEPTH", "MIN_MAX_FRAME_BYTES", "NEED_DATA", "PROTOCOL_VERSION", "TRANSITIONS",
     "VERSION", "Binding", "Call", "CallError", "Cancel", "Connection", "ConnectionClosed",
-    "Done", "Error", "ErrorCode", "Event", "Frame", "FrameDecoder", "FrameType", "Hello",
+    "Done", "Error", "ErrorCode", "Event", "Excess", "Frame", "FrameDecoder", "FrameType", "Hello",
     "LocalProtocolError", "Message", "Output", "ProgramError", "ProtocolError", "Result",
     "RemoteProtocolError", "Role", "Run", "RunLimits", "State", "Stream", "Value",
     "ValueModelError", "check_value", "count_items", "decode_payload",
     "decode_payload_in_steps", "encode_frame", "encode_payload", "encode_payload_in_steps",
-    "envelope_depth", "exceeds_value_items", "to_wire", "to_wire_plain", "value_items",
+    "envelope_depth", "exceeds_value_items", "to_wire", "to_wire_plain", "value_excess",
+    "value_items",
     "variable_name_problem",
 ]

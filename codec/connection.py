@@ -110,11 +110,6 @@ class Connection:
         """Ids of CALLs sent and not yet answered by a RESULT."""
         return frozenset(self._in_flight)
 
-    @property
-    def failure(self) -> RemoteProtocolError | None:
-        """The violation that broke the connection, if any."""
-        return self._failure
-
     # -- receiving ---------------------------------------------------------
 
     def receive_data(self, data: bytes | bytearray | memoryview) -> None:

@@ -152,15 +152,10 @@ class FrameDecoder:
         return (frame_type, length) if len(self._buf) - self._pos >= length else None
 
     def next_frame(self) -> Frame | _NeedData:
-        if self._pending is None:
-            if len(self._buf) - self._pos < HEADER_SIZE:
-                return NEED_DATA
-            header = bytes(self._buf[self._pos : self._pos + HEADER_SIZE])
-            self._pending = check_header(header, self._max_frame_bytes)
-            self._pos += HEADER_SIZE
-        frame_type, length = self._pending
-        if len(self._buf) - self._pos < length:
+        ready = self.ready_header()
+        if ready is None:
             return NEED_DATA
+        frame_type, length = ready
         with memoryview(self._buf) as view:  # one copy, not two
             payload = bytes(view[self._pos : self._pos + length])
         self._pos += length

@@ -1,7 +1,7 @@
 """The frame header (spec §4), declared with construct.
 
 :data:`HEADER` is the normative declaration that the spec's field table
-mirrors. construct interprets it at tens of microseconds per header, so the
+mirrors. construct interprets it far slower than struct unpacks it, so the
 decoder parses with the equivalent :data:`tether.codec.frames.HEADER_STRUCT`;
 the test suite proves both agree on every input. This module is not imported
 on the hot path (the guests never load construct).

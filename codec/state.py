@@ -25,24 +25,23 @@ class State(enum.Enum):
     CLOSED = "CLOSED"  # ERROR sent or received
 
 
-H, G = Role.HOST, Role.GUEST
-S, F = State, FrameType
+HOST, GUEST = Role.HOST, Role.GUEST
 
 TRANSITIONS: Final[dict[tuple[State, Role, FrameType], State]] = {
-    (S.AWAIT_HELLO, G, F.HELLO): S.AWAIT_RUN,
-    (S.AWAIT_RUN, H, F.RUN): S.RUNNING,
-    (S.RUNNING, G, F.CALL): S.RUNNING,
-    (S.RUNNING, G, F.OUTPUT): S.RUNNING,
-    (S.RUNNING, H, F.RESULT): S.RUNNING,
-    (S.RUNNING, H, F.CANCEL): S.CANCELLING,
-    (S.RUNNING, G, F.DONE): S.FINISHED,
-    (S.CANCELLING, G, F.CALL): S.CANCELLING,
-    (S.CANCELLING, G, F.OUTPUT): S.CANCELLING,
-    (S.CANCELLING, H, F.RESULT): S.CANCELLING,
-    (S.CANCELLING, G, F.DONE): S.FINISHED,
+    (State.AWAIT_HELLO, GUEST, FrameType.HELLO): State.AWAIT_RUN,
+    (State.AWAIT_RUN, HOST, FrameType.RUN): State.RUNNING,
+    (State.RUNNING, GUEST, FrameType.CALL): State.RUNNING,
+    (State.RUNNING, GUEST, FrameType.OUTPUT): State.RUNNING,
+    (State.RUNNING, HOST, FrameType.RESULT): State.RUNNING,
+    (State.RUNNING, HOST, FrameType.CANCEL): State.CANCELLING,
+    (State.RUNNING, GUEST, FrameType.DONE): State.FINISHED,
+    (State.CANCELLING, GUEST, FrameType.CALL): State.CANCELLING,
+    (State.CANCELLING, GUEST, FrameType.OUTPUT): State.CANCELLING,
+    (State.CANCELLING, HOST, FrameType.RESULT): State.CANCELLING,
+    (State.CANCELLING, GUEST, FrameType.DONE): State.FINISHED,
     # Frames already on their way when DONE was sent (R-STATE-4).
-    (S.FINISHED, H, F.RESULT): S.FINISHED,
-    (S.FINISHED, H, F.CANCEL): S.FINISHED,
+    (State.FINISHED, HOST, FrameType.RESULT): State.FINISHED,
+    (State.FINISHED, HOST, FrameType.CANCEL): State.FINISHED,
 }
 # ERROR is legal from either side in every state but CLOSED (R-ERR-1), except
 # from the guest after its DONE: it sends nothing more (R-DONE-4).

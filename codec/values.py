@@ -17,7 +17,7 @@ import math
 import re
 import struct
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Final, NoReturn, TypeAlias
+from typing import Any, Final, NamedTuple, NoReturn, TypeAlias
 
 import cbor2
 
@@ -59,40 +59,37 @@ def exceeds_value_items(payload: bytes, value_bytes: int, envelope_items: int) -
     return len(payload) > limit and count_items(payload, limit) > limit
 
 
+class Excess(NamedTuple):
+    """How a value breaks ``value_bytes`` (R-VAL-1): ``kind`` ``"bytes"``
+    (``amount``: the bytes it takes) or ``"items"`` (``amount``: the most
+    data items it may hold)."""
+
+    kind: str
+    amount: int
+
+
+def value_excess(payload: bytes, value_bytes: int, *, envelope_bytes: int,
+                 envelope_items: int) -> Excess | None:
+    """How the value encoded in ``payload`` exceeds ``value_bytes``, or None:
+    the value is ``payload`` less ``envelope_bytes`` of envelope, holding
+    ``envelope_items`` data items (2 for ``{"value": v}``, 7 bytes)."""
+    size = len(payload) - envelope_bytes
+    if size > value_bytes:
+        return Excess("bytes", size)
+    if exceeds_value_items(payload, value_bytes, envelope_items):
+        return Excess("items", value_items(value_bytes))
+    return None
+
+
 def count_items(payload: bytes, limit: int) -> int:
     """How many data items ``payload`` holds, counting no further than
     ``limit + 1``. A tag and its content count as one item. Only the heads
     are read (string contents are skipped), nothing is built; a malformed
-    payload just ends the count (the decoder then says what is wrong)."""
-    end = len(payload)
-    pos = count = 0
-    remaining = 1  # items still to read
-    while remaining and pos < end:
-        initial = payload[pos]
-        major, info = initial >> 5, initial & 0x1F
-        if info < 24:
-            argument = info
-            pos += 1
-        elif info <= 27:
-            width = 1 << (info - 24)
-            argument = int.from_bytes(payload[pos + 1:pos + 1 + width], "big")
-            pos += 1 + width
-        else:
-            return count  # indefinite or reserved: malformed
-        remaining -= 1
-        if major == 6:
-            remaining += 1  # the tag's content is the item
-            continue
-        count += 1
-        if count > limit:
-            return count
-        if major in (2, 3):
-            pos += argument
-        elif major == 4:
-            remaining += argument
-        elif major == 5:
-            remaining += 2 * argument
-    return count
+    payload counts 0 (the decoder then says what is wrong)."""
+    try:
+        return _walk(payload, 0, limit)[0]
+    except (IndexError, RemoteProtocolError):
+        return 0
 
 
 class ValueModelError(TypeError):
@@ -310,21 +307,36 @@ def _head(payload: bytes, pos: int) -> tuple[int, int, int]:
 
 def _item_end(payload: bytes, pos: int) -> int:
     """Where the item at ``pos`` ends (its heads are read, nothing is built)."""
-    remaining = 1
+    return _walk(payload, pos, -1)[1]
+
+
+def _walk(payload: bytes, pos: int, limit: int) -> tuple[int, int]:
+    """``(items, end)`` of the item at ``pos``, its heads read and string
+    contents skipped; with ``limit >= 0`` it stops once it has counted past
+    it. IndexError where the payload ends inside the item."""
+    remaining, count = 1, 0
     while remaining:
-        major, argument, pos = _head(payload, pos)
+        initial = payload[pos]
+        if initial & 0x1F < 24:  # the argument in the initial byte: most items
+            major, argument, pos = initial >> 5, initial & 0x1F, pos + 1
+        else:
+            major, argument, pos = _head(payload, pos)
         remaining -= 1
+        if major == 6:
+            remaining += 1  # the tag's content is the item
+            continue
+        count += 1
+        if count > limit >= 0:
+            return count, pos
         if major in (2, 3):
             pos += argument
         elif major == 4:
             remaining += argument
         elif major == 5:
             remaining += 2 * argument
-        elif major == 6:
-            remaining += 1
     if pos > len(payload):
         raise IndexError
-    return pos
+    return count, pos
 
 
 def _container_head(major: int, length: int) -> bytes:

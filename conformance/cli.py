@@ -21,10 +21,13 @@ import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .record import TRANSCRIPTS, record_all
-from .runner import CaseResult, check_guest, check_host, command_guest, our_guest
-from .transcript import MissingDependency, Transcript, load_transcript
+from . import TRANSCRIPTS
+
+if TYPE_CHECKING:  # the runner loads the host engine: only a conformance command needs it
+    from .runner import CaseResult
+    from .transcript import Transcript
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -60,6 +63,8 @@ def load_all(directory: Path, only: Sequence[str] = (),
              languages: dict[str, str] | None = None) -> list[Transcript]:
     """Every transcript under ``directory`` (or only those named);
     ``languages``: extension -> language for program files."""
+    from .transcript import load_transcript
+
     names = sorted(d.name for d in directory.iterdir() if (d / "transcript.txt").exists())
     unknown = [name for name in only if name not in names]
     if unknown:
@@ -70,6 +75,8 @@ def load_all(directory: Path, only: Sequence[str] = (),
 
 
 async def _run(args: argparse.Namespace) -> list[CaseResult]:
+    from .runner import check_guest, check_host, command_guest, our_guest
+
     results = []
     extension = getattr(args, "extension", None)
     languages = {extension: args.language} if extension else None
@@ -119,6 +126,8 @@ def write_junit(results: list[CaseResult], path: Path) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from .transcript import MissingDependency
+
     try:
         return _main(args)
     except MissingDependency as exc:
@@ -128,6 +137,8 @@ def main(args: argparse.Namespace) -> int:
 
 def _main(args: argparse.Namespace) -> int:
     if args.mode == "record":
+        from .record import record_all
+
         problems = asyncio.run(record_all(args.scenarios or None, check=args.check))
         for problem in problems:
             print(problem, file=sys.stderr)

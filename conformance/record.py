@@ -16,9 +16,12 @@ from typing import Any
 
 from tether.codec import FrameType
 from tether.host.bindings import prepare_bindings
-from tether.host.guests import Interpreters
+from tether.host.guests import Interpreters, guest_command
+from tether.host.launch import start_guest
+from tether.host.sandbox import Sandbox
 from tether.host.session import Session
 
+from . import TRANSCRIPTS
 from .runner import WireTap, check_guest, host_result_summary, limits_for, our_guest, run_host
 from .scenarios import BINDINGS, SCENARIOS, Scenario
 from .transcript import (
@@ -28,8 +31,6 @@ from .transcript import (
     load_transcript,
     program_file,
 )
-
-TRANSCRIPTS = Path(__file__).resolve().parent / "transcripts"
 
 
 class _Ids:
@@ -113,10 +114,14 @@ async def _record_program(scenario: Scenario) -> Transcript:
     t = _header(scenario, ["guest", "host"])
     language = _language(scenario)
     tap = WireTap()
+    limits = limits_for(t)
+    guest = await start_guest(
+        lambda workdir: guest_command(language, workdir, limits, Interpreters()),
+        Sandbox.PROCESS, limits)
     session = Session(scenario.programs[language], language,
-                      prepare_bindings({n: BINDINGS[n] for n in scenario.bindings}),
-                      limits_for(t), interpreters=Interpreters(), wire_tap=tap,
-                      variables=t.variables, last_expression=t.last_expression)
+                      prepare_bindings({n: BINDINGS[n] for n in scenario.bindings}), limits,
+                      guest, wire_tap=tap, variables=t.variables,
+                      last_expression=t.last_expression)
     result = await session.run()
     ids = _Ids()
     for sender, frame_type, envelope, raw in tap.frames:

@@ -40,9 +40,11 @@ from tether.codec import (
 from tether.codec.messages import MESSAGE_TYPES
 from tether.host.bindings import prepare_bindings
 from tether.host.guests import GuestCommand, Interpreters, guest_command, guest_env
+from tether.host.launch import start_guest
 from tether.host.limits import Limits
 from tether.host.process import Child, spawn
 from tether.host.result import RunResult
+from tether.host.sandbox import Sandbox
 from tether.host.session import Session
 
 from .scenarios import BINDINGS
@@ -431,9 +433,10 @@ async def run_host(t: Transcript, language: str, *,
         command = GuestCommand(
             (sys.executable, "-m", "tether.conformance.replay_guest", str(spec)),
             {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+        limits = limits_for(t, timeout)
+        guest = await start_guest(lambda _: command, Sandbox.PROCESS, limits)
         session = Session(program, language,
-                          prepare_bindings({n: BINDINGS[n] for n in t.bindings}),
-                          limits_for(t, timeout), interpreters=Interpreters(), command=command,
+                          prepare_bindings({n: BINDINGS[n] for n in t.bindings}), limits, guest,
                           wire_tap=tap, variables=t.variables, last_expression=t.last_expression)
         result = await session.run()
     return result, tap

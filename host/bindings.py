@@ -15,6 +15,7 @@ from typing import Any
 from tether.codec import Binding as WireBinding
 
 from . import prompt, stubs_python, stubs_typescript
+from .approvals import Policy, policy_of
 from .arguments import ArgumentCheck
 from .description import Description, describe
 
@@ -34,6 +35,7 @@ class HostBinding:
     wire: WireBinding
     description: Description
     arguments: ArgumentCheck
+    approval: Policy | None = None  # whether a call asks the approval hook first
 
     async def invoke(self, args: list[Any], kwargs: dict[str, Any],
                      threads: Executor | None = None) -> Any:
@@ -138,14 +140,16 @@ def prepare_bindings(bindings: BindingsArg, language: str = "python") -> dict[st
             known = next(iter(entry.prepared.values()), None)
             host_binding = entry.prepared[language] = _prepare(
                 entry.description, language,
-                known.arguments if known else ArgumentCheck(entry.description))
+                known.arguments if known else ArgumentCheck(entry.description),
+                policy_of(binding))
         prepared[host_binding.name] = host_binding
     if len(prepared) != len(_items(bindings)):
         describe_bindings(bindings)  # raises for the names that collide
     return prepared
 
 
-def _prepare(description: Description, language: str, arguments: ArgumentCheck) -> HostBinding:
+def _prepare(description: Description, language: str, arguments: ArgumentCheck,
+             approval: Policy | None) -> HostBinding:
     function = description.function
     stubs = stubs_python if language == "python" else stubs_typescript
     doc = (stubs_python.docstring(description) if language == "python"
@@ -159,4 +163,5 @@ def _prepare(description: Description, language: str, arguments: ArgumentCheck) 
                          doc=doc or None),
         description=description,
         arguments=arguments,
+        approval=approval,
     )

@@ -60,7 +60,7 @@ class Channel:
                 data = b""
             if not data:
                 self._eof = True
-                self.stop_reading()
+                self._stop_reading()
                 self._on_eof()
                 return True
             self.bytes_in += len(data)
@@ -93,7 +93,7 @@ class Channel:
             self._outbox += data[sent:]
             self._loop.add_writer(self._sock.fileno(), self._flush)
         if len(self._outbox) > OUTBOX_LIMIT:
-            self.stop_reading()
+            self._stop_reading()
 
     def _flush(self) -> None:
         try:
@@ -108,7 +108,7 @@ class Channel:
         if len(self._outbox) <= OUTBOX_LIMIT and self._want_reading:
             self.resume_reading()
 
-    def stop_reading(self) -> None:
+    def _stop_reading(self) -> None:
         if self._reading:
             self._reading = False
             self._loop.remove_reader(self._sock.fileno())
@@ -116,7 +116,7 @@ class Channel:
     def pause_reading(self) -> None:
         """Stop reading until :meth:`resume_reading` (the owner's backlog)."""
         self._want_reading = False
-        self.stop_reading()
+        self._stop_reading()
 
     def resume_reading(self) -> None:
         self._want_reading = True
@@ -127,7 +127,7 @@ class Channel:
 
     def close(self) -> None:
         """Stop all I/O; the socket itself is closed by its owner."""
-        self.stop_reading()
+        self._stop_reading()
         if not self._closed:
             self._closed = True
             if self._outbox:

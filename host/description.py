@@ -51,6 +51,9 @@ class Binding:
     function: Callable[..., Any]  #: called with the checked arguments as keywords
     result: Mapping[str, Any] | None = None  #: JSON Schema of what it returns, if known
     check_result: bool = False  #: check what it returns against ``result``
+    #: Ask the approval hook before each call (True), or before the calls a
+    #: predicate of the :class:`~tether.ApprovalRequest` picks.
+    requires_approval: bool | Callable[..., bool] = False
 
 
 class ParamKind(enum.Enum):

@@ -1,5 +1,5 @@
-"""How to start the guest for each language: argv, environment and the
-resource limits the host applies to it.
+"""How to start the guest for each language: its argv and environment
+(the limits applied to a started guest are host/launch.py).
 
 Interpreters are exec'd by absolute path with an explicit environment (no
 PATH lookup, no version-manager shims, nothing of the host's environment
@@ -9,9 +9,7 @@ NODE_EXTRA_CA_CERTS would change or slow the guest).
 
 from __future__ import annotations
 
-import contextlib
 import os
-import resource
 import shutil
 import sys
 from collections.abc import Mapping, Sequence
@@ -253,35 +251,3 @@ def zygote_command(workdir: str, mode: str, interpreters: Interpreters,
     for module in packages.preload:
         argv += ["--preload", module]
     return GuestCommand(tuple(argv), guest_env(workdir, env), binds=binds)
-
-
-def apply_rlimits(pid: int, language: str, limits: Limits) -> None:
-    """Lower the guest's rlimits from outside (prlimit), between its HELLO and
-    the RUN, so no program code runs unlimited even in a guest that cannot
-    limit itself. Node reserves far more address space than it uses, so it
-    gets RLIMIT_DATA instead, and --max-old-space-size for its heap.
-    ``processes`` is not an rlimit here: RLIMIT_NPROC counts every process of
-    the user (and root ignores it); the namespaces sandbox's pids cgroup
-    bounds the run's own tree instead."""
-    wire = limits.wire()
-    wanted = {
-        resource.RLIMIT_CPU: wire.cpu_seconds,
-        resource.RLIMIT_NOFILE: wire.open_files,
-        resource.RLIMIT_FSIZE: wire.file_bytes,
-    }
-    if language == "python":
-        wanted[resource.RLIMIT_AS] = wire.memory_bytes
-    elif wire.memory_bytes is not None:
-        # Node reserves address space far beyond what it uses, so RLIMIT_AS
-        # would stop it; RLIMIT_DATA bounds what it allocates (heap and
-        # Buffers alike). Below ~40 MiB Node hangs instead of failing.
-        wanted[resource.RLIMIT_DATA] = max(wire.memory_bytes, NODE_MIN_DATA)
-    for which, value in wanted.items():
-        if value is None:
-            continue
-        hard = value + 1 if which == resource.RLIMIT_CPU else value  # SIGXCPU, then SIGKILL
-        with contextlib.suppress(OSError, ValueError):
-            current = resource.prlimit(pid, which)[1]
-            if current != resource.RLIM_INFINITY:
-                hard = min(hard, current)
-            resource.prlimit(pid, which, (min(value, hard), hard))

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
 
 from tether.codec import (
     DEFAULT_MAX_DEPTH,
@@ -23,10 +22,13 @@ class Limits:
 
     Time, in seconds:
 
-    - ``timeout``: wall-clock limit for the whole run (status ``timeout``).
+    - ``timeout``: wall-clock limit for the whole run (status ``timeout``),
+      paused while an approval hook waits.
     - ``call_timeout``: limit for one binding call (the program gets a
       ``BindingError`` of code CALL_TIMEOUT); None: only ``timeout``.
     - ``kill_grace``: time between SIGTERM and SIGKILL when a run is stopped.
+    - ``approval_timeout``: the longest one approval hook may take to answer;
+      then the call is denied.
 
     Bytes:
 
@@ -80,9 +82,10 @@ class Limits:
     processes: int | None = 256
     disk_bytes: int | None = 256 * MiB
     variables_bytes: int = 4 * MiB
+    approval_timeout: float = 3600.0
 
     def __post_init__(self) -> None:
-        for name in ("timeout", "kill_grace"):
+        for name in ("timeout", "kill_grace", "approval_timeout"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"Limits.{name} must be positive")
         if self.call_timeout is not None and not self.call_timeout > 0:
@@ -96,9 +99,6 @@ class Limits:
         problem = self.wire().problem()
         if problem:
             raise ValueError(f"Limits: {problem}")
-
-    def replace(self, **changes: Any) -> Limits:
-        return replace(self, **changes)
 
     def wire(self) -> RunLimits:
         """The limits RUN carries to the guest."""

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import tempfile
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,10 +22,11 @@ from typing import Any, Protocol
 from tether.codec import NEED_DATA, Connection, Hello, ProtocolError, Role
 
 from .guests import GuestCommand
+from .launch import GuestProcess, StartedGuest, launch, new_workdir, start_guest
 from .limits import Limits
-from .process import Child, in_thread, remove_tree
+from .process import in_thread, remove_tree
 from .reader import STEP_BYTES, between_steps
-from .sandbox import Launched, Sandbox, launch
+from .sandbox import Sandbox
 from .zygote import Zygote, ZygoteError
 
 #: How long a warm guest may take to say HELLO before it is given up.
@@ -62,22 +62,6 @@ class PoolConfig:
             raise ValueError("PoolConfig.size must be >= 0 and idle_timeout > 0")
 
 
-@dataclass
-class ReadyGuest:
-    """A started guest whose HELLO has arrived; a Session adopts it.
-    ``workdir`` is the host directory to remove after the run (None when the
-    run's files live only in its own mount namespace)."""
-
-    launched: Launched
-    workdir: str | None
-    conn: Connection
-    hello: Hello
-
-    @property
-    def child(self) -> Child:
-        return self.launched.child
-
-
 class GuestStartError(Exception):
     pass
 
@@ -89,7 +73,10 @@ class Starter(Protocol):
     @property
     def cheap(self) -> bool: ...
 
-    async def start(self) -> ReadyGuest: ...
+    async def start(self) -> StartedGuest: ...
+
+    async def start_cold(self, limits: Limits) -> StartedGuest:
+        """A guest for a run that found none ready (its HELLO still to come)."""
 
     def idle(self) -> None:
         """No run for the idle timeout: release what is kept for starting."""
@@ -102,24 +89,30 @@ class SpawnStarter:
 
     cheap = False  # a run that finds no guest ready starts its own
 
-    def __init__(self, language: str, command_for: Callable[[str], GuestCommand],
+    def __init__(self, language: str, command_for: Callable[[str, bool], GuestCommand],
                  limits: Limits, profile: Sandbox) -> None:
+        """``command_for(workdir, warm)``: the guest's command line."""
         self._language = language
         self._command_for = command_for
         self._limits = limits
         self._profile = profile
 
-    async def start(self) -> ReadyGuest:
-        workdir = tempfile.mkdtemp(prefix="tether-run-")
+    async def start(self) -> StartedGuest:
+        workdir = new_workdir()
         try:
-            launched = await launch(self._command_for(workdir), workdir, self._limits,
-                                    self._profile, self._limits.raw_output_bytes)
+            launched = await launch(self._command_for(workdir, True), workdir, self._profile,
+                                    self._limits.raw_output_bytes,
+                                    disk_bytes=self._limits.disk_bytes)
         except BaseException:
             remove_tree(workdir)
             raise
         return await _until_hello(launched, workdir, self._prepare)
 
-    def _prepare(self, launched: Launched) -> None:
+    async def start_cold(self, limits: Limits) -> StartedGuest:
+        return await start_guest(lambda workdir: self._command_for(workdir, False),
+                                 self._profile, limits)
+
+    def _prepare(self, launched: GuestProcess) -> None:
         launched.apply_limits(self._language, self._limits)
 
     def idle(self) -> None:
@@ -146,10 +139,10 @@ class ForkStarter:
     def cheap(self) -> bool:
         return self._failures < FORK_ATTEMPTS
 
-    async def start(self) -> ReadyGuest:
+    async def start(self) -> StartedGuest:
         if not self.cheap:
             return await self._fallback.start()
-        workdir = None if self._private else tempfile.mkdtemp(prefix="tether-run-")
+        workdir = None if self._private else new_workdir()
         try:
             try:
                 launched = await self._zygote.fork(workdir, self._limits.raw_output_bytes,
@@ -168,8 +161,11 @@ class ForkStarter:
         self._failures = 0
         return guest
 
-    def _prepare(self, launched: Launched) -> None:
-        self._zygote.locate(launched)
+    async def start_cold(self, limits: Limits) -> StartedGuest:
+        return await self._fallback.start_cold(limits)
+
+    def _prepare(self, launched: GuestProcess) -> None:
+        launched.adopt_forked()
         launched.apply_limits("python", self._limits)
 
     def idle(self) -> None:
@@ -179,8 +175,8 @@ class ForkStarter:
         await self._zygote.aclose()
 
 
-async def _until_hello(launched: Launched, workdir: str | None,
-                       then: Callable[[Launched], None] | None = None) -> ReadyGuest:
+async def _until_hello(launched: GuestProcess, workdir: str | None,
+                       then: Callable[[GuestProcess], None] | None = None) -> StartedGuest:
     """Wait for the guest's HELLO (then ``then`` prepares it for its run);
     anything else is a start error."""
     child = launched.child
@@ -193,7 +189,7 @@ async def _until_hello(launched: Launched, workdir: str | None,
                 if isinstance(event, Hello):
                     if then is not None:
                         await in_thread(then, launched)
-                    return ReadyGuest(launched, workdir, conn, event)
+                    return StartedGuest(launched, workdir, conn, event)
                 if event is not NEED_DATA:
                     raise GuestStartError(f"expected HELLO, got {event!r}")
                 data = await loop.sock_recv(child.channel, 65536)
@@ -216,16 +212,16 @@ class GuestPool:
     def __init__(self, starter: Starter, config: PoolConfig) -> None:
         self._starter = starter
         self._config = config
-        self._ready: deque[ReadyGuest] = deque()
+        self._ready: deque[StartedGuest] = deque()
         self._tasks: set[asyncio.Task[None]] = set()  # starting and discarding guests
         self._starting = 0
         self._idle: asyncio.TimerHandle | None = None
         self._closed = False
 
-    async def acquire(self) -> ReadyGuest | None:
+    async def acquire(self) -> StartedGuest | None:
         """A ready guest; when none is, a new one if starting one is cheap,
-        else None (the run starts its guest cold). Call :meth:`refill` after
-        the run, so that replacements do not compete with it."""
+        else None (then :meth:`start_cold`). Call :meth:`refill` after the
+        run, so that replacements do not compete with it."""
         guest = None
         while self._ready and guest is None:
             candidate = self._ready.popleft()
@@ -238,6 +234,10 @@ class GuestPool:
             with contextlib.suppress(GuestStartError):
                 guest = await self._starter.start()
         return guest
+
+    async def start_cold(self, limits: Limits) -> StartedGuest:
+        """A new interpreter for one run with ``limits``, its HELLO to come."""
+        return await self._starter.start_cold(limits)
 
     def _touch(self) -> None:
         """A run came: push the idle deadline back."""
@@ -297,8 +297,8 @@ class GuestPool:
         await self._starter.aclose()
 
 
-async def discard(guest: ReadyGuest) -> None:
+async def discard(guest: StartedGuest) -> None:
     """Kill a guest that will not run (and release what it holds)."""
     with contextlib.suppress(Exception):
-        await guest.launched.terminate(0.1, kill_now=True)
-    await guest.launched.release(guest.workdir)
+        await guest.process.terminate(0.1, kill_now=True)
+    await guest.process.release(guest.workdir)

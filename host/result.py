@@ -20,6 +20,7 @@ class Status(enum.StrEnum):
     PROTOCOL_ERROR = "protocol_error"  #: the guest broke the wire protocol
     CANCELLED = "cancelled"  #: the runtime was closed while the run went on
     INVALID = "invalid"  #: the pre-run check found problems; nothing ran (``diagnostics``)
+    SUSPENDED = "suspended"  #: a binding suspended it; ``checkpoint`` resumes it
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +29,8 @@ class RunError:
 
     ``type`` is the program's exception type (``ZeroDivisionError``) or, for
     runs that ended otherwise, one of ``Timeout``, ``LimitExceeded``,
-    ``GuestCrashed``, ``ProtocolError``, ``Cancelled``, ``TypeCheckError``.
+    ``GuestCrashed``, ``ProtocolError``, ``Cancelled``, ``TypeCheckError``,
+    ``Suspended``, ``ResumeDiverged``.
     ``traceback`` shows only the program's own lines; ``line`` and ``column``
     are 1-based in the source. In a check's ``diagnostics`` ``type`` is the
     checker's code for the problem (``invalid-argument-type``, ``TS2345``).
@@ -99,6 +101,9 @@ class RunResult:
     #: Top-level names left out of ``variables``, each with why (outside the
     #: value model, over ``Limits.variables_bytes``).
     dropped_variables: dict[str, str] = field(default_factory=dict)
+    #: With status ``suspended``: what ``Runtime.resume`` needs to go on
+    #: (CBOR bytes, to store as they are).
+    checkpoint: bytes | None = None
 
     @property
     def ok(self) -> bool:
@@ -136,4 +141,5 @@ class RunResult:
             "diagnostics": [asdict(d) for d in self.diagnostics],
             "variables": self.variables,
             "dropped_variables": dict(self.dropped_variables),
+            "checkpoint": self.checkpoint,
         }

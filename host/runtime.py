@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 import threading
 import warnings
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tether.codec import DEFAULT_MAX_FRAME_BYTES
+from tether.codec import DEFAULT_MAX_FRAME_BYTES, ValueModelError, to_wire
 
 from . import prompt
-from .bindings import BindingsArg, describe_bindings, prepare_bindings
+from .approvals import ApproveHook
+from .bindings import BindingsArg, HostBinding, describe_bindings, prepare_bindings
 from .check import Checker, invalid
+from .checkpoints import CallLog, Checkpoint, CheckpointError, Replay
+from .events import Emitter, EventBuffer, RunEvent, combine
 from .guests import (
     LANGUAGES,
     GuestCommand,
@@ -33,6 +37,9 @@ from .session import Session
 from .threads import WorkerThreads
 from .variables import RunSession, prepare_variables
 from .zygote import Zygote
+
+if TYPE_CHECKING:
+    from .tracing import Tracing
 
 #: Room is left in the default frame ceiling for RUN's bindings and limits.
 MAX_SOURCE_BYTES = DEFAULT_MAX_FRAME_BYTES - 1024 * 1024
@@ -62,7 +69,10 @@ class Runtime:
     belongs to the event loop it is first used on; using it from another
     raises RuntimeError. ``syscall_filter`` is the seccomp filter every guest
     runs under, in every profile (:class:`SyscallFilter`; ``None``: none).
-    ``check`` is the default of ``run(check=...)``. Use it as an
+    ``check`` is the default of ``run(check=...)``, ``approve`` of
+    ``run(approve=...)``. ``tracing`` (a :class:`tether.host.tracing.Tracing`,
+    with the ``otel`` extra) makes an OpenTelemetry span of every run and
+    binding call. Use it as an
     async context manager, so that closing it stops the warm guests and ends
     runs still going (their result has status ``cancelled``)::
 
@@ -85,6 +95,8 @@ class Runtime:
         python_packages: str | os.PathLike[str] | None = None,
         node_packages: str | os.PathLike[str] | None = None,
         preload: Sequence[str] = (),
+        approve: ApproveHook | None = None,
+        tracing: Tracing | None = None,
     ) -> None:
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError("limits must be a tether.Limits")
@@ -107,6 +119,8 @@ class Runtime:
         self._teardowns: set[asyncio.Task[None]] = set()
         self._closed = False
         self.check_before_run = check
+        self.approve = approve
+        self.tracing = tracing
         self._checker = Checker(self._interpreters)
 
     def _pool(self, language: str, limits: Limits, sandbox: Sandbox) -> GuestPool:
@@ -116,9 +130,9 @@ class Runtime:
         key = (language, memory, limits.disk_bytes, sandbox)
         pool = self._pools.get(key)
         if pool is None:
-            def command_for(workdir: str) -> GuestCommand:
+            def command_for(workdir: str, warm: bool) -> GuestCommand:
                 return guest_command(language, workdir, limits, self._interpreters,
-                                     self._env, warm=True, seccomp=self._seccomp,
+                                     self._env, warm=warm, seccomp=self._seccomp,
                                      packages=self._packages)
 
             spawn = SpawnStarter(language, command_for, limits, sandbox)
@@ -150,6 +164,9 @@ class Runtime:
         check: bool | None = None,
         variables: Mapping[str, Any] | None = None,
         last_expression: bool = False,
+        on_event: Callable[[RunEvent], object] | None = None,
+        approve: ApproveHook | None = None,
+        suspendable: bool = False,
     ) -> RunResult:
         """Run ``source`` and return how it ended. With ``check`` (default:
         the Runtime's) the program is first type-checked against its
@@ -160,7 +177,13 @@ class Runtime:
         the program before it starts, and ask for the program's top-level
         names at its end in ``result.variables`` (pass ``{}`` for those
         alone); ``last_expression``: a program that ends with a bare
-        expression returns its value. Never raises for what the
+        expression returns its value. ``on_event`` is called on the event
+        loop with each :data:`~tether.RunEvent` as it happens (see
+        :meth:`stream`); ``approve`` (default: the Runtime's) answers the
+        calls whose binding requires approval. ``suspendable`` logs every
+        call, so that a binding raising :class:`~tether.Suspend` ends the
+        run with status ``suspended`` and a ``checkpoint`` for
+        :meth:`resume`. Never raises for what the
         program did; raises ValueError/TypeError for bad arguments,
         SandboxUnavailable for a sandbox this machine lacks, GuestUnavailable
         when the language's interpreter (Node.js) is missing, RuntimeError if
@@ -192,25 +215,108 @@ class Runtime:
                 source, language, [b.description for b in prepared.values()])
             if found:
                 return invalid(found)
+        return await self._start(source, language, prepared, limits, profile, wire_variables,
+                                 bool(last_expression), on_event, approve,
+                                 CallLog() if suspendable else None, None)
+
+    async def resume(self, checkpoint: bytes, value: Any = None, *,
+                     bindings: BindingsArg = None, sandbox: Sandbox | str | None = None,
+                     on_event: Callable[[RunEvent], object] | None = None,
+                     approve: ApproveHook | None = None) -> RunResult:
+        """Go on with a run that ended with status ``suspended``: its program
+        runs again from the start in a new guest, its calls up to the
+        suspension point are answered from the checkpoint's log (no binding
+        is called), the call that suspended returns ``value``, and the run
+        goes on live, with ``bindings`` (the same names as the suspended
+        run's) and suspendable again. A program that calls something else
+        than the log says ends with a ``ResumeDiverged`` error. Raises
+        :class:`~tether.host.checkpoints.CheckpointError` (a ValueError) for
+        bytes that are no checkpoint, or bindings that are not the run's."""
+        self._check_loop()
+        if self._closed:
+            raise RuntimeError("this Runtime is closed")
+        saved = Checkpoint.decode(checkpoint)
+        prepared = prepare_bindings(bindings, saved.language)
+        if sorted(prepared) != sorted(b["name"] for b in saved.bindings):
+            raise CheckpointError(
+                f"the checkpoint's bindings are {sorted(b['name'] for b in saved.bindings)}; "
+                f"resume was given {sorted(prepared)}")
+        try:
+            wire_value = to_wire(value)
+        except ValueModelError as exc:
+            raise TypeError(f"value is outside the value model: {exc}") from None
+        replay = Replay(saved.calls, wire_value)
+        profile = self.sandbox if sandbox is None else resolve(sandbox)
+        return await self._start(saved.source, saved.language, prepared, saved.limits_value(),
+                                 profile, saved.variables, saved.last_expression, on_event,
+                                 approve, replay.log, replay)
+
+    async def _start(self, source: str, language: str, prepared: dict[str, HostBinding],  # noqa: PLR0917
+                     limits: Limits, profile: Sandbox, wire_variables: dict[str, Any] | None,
+                     last_expression: bool, on_event: Callable[[RunEvent], object] | None,
+                     approve: ApproveHook | None, log: CallLog | None,
+                     replay: Replay | None) -> RunResult:
         pool = self._pool(language, limits, profile)
         ready = await pool.acquire()
         if self._closed:  # closed while a guest was being forked for this run
             if ready is not None:
                 await discard(ready)
             raise RuntimeError("this Runtime is closed")
-        session = Session(source, language, prepared, limits, interpreters=self._interpreters,
-                          env=self._env, sandbox=profile, ready=ready, defer=self._defer,
-                          binding_threads=self._binding_threads, seccomp=self._seccomp,
+        if ready is None:
+            ready = await pool.start_cold(limits)
+            if self._closed:
+                await discard(ready)
+                raise RuntimeError("this Runtime is closed")
+        trace = None if self.tracing is None else self.tracing.start(language, str(profile))
+        session = Session(source, language, prepared, limits, ready, defer=self._defer,
+                          binding_threads=self._binding_threads,
                           variables=wire_variables, last_expression=bool(last_expression),
-                          packages=self._packages)
+                          observer=combine(None if on_event is None else
+                                           Emitter(on_event, limits.output_bytes), trace, log),
+                          approve=self.approve if approve is None else approve,
+                          log=log, replay=replay)
         ended = asyncio.get_running_loop().create_future()
         self._sessions[session] = ended
+        result: RunResult | None = None
         try:
-            return await session.run()
+            result = await session.run()
+            return result
         finally:
+            if trace is not None:
+                trace.end(result)
             del self._sessions[session]
             ended.set_result(None)
             pool.refill()  # after the run, so a new guest's start-up does not slow it
+
+    async def stream(self, source: str, *, buffer: int = 1024,
+                     **options: Any) -> AsyncIterator[RunEvent | RunResult]:
+        """Run ``source`` like :meth:`run` (same ``options``) and yield its
+        events as they happen, then the :class:`RunResult` last::
+
+            async for item in rt.stream("print('hi')"):
+                if isinstance(item, tether.Printed):
+                    print(item.text, end="")
+
+        At most ``buffer`` events wait for a consumer that lags; past that,
+        newer ones are dropped and an :class:`~tether.EventsDropped` counts
+        them, so the program never waits for the consumer. Leaving the loop
+        early cancels the run."""
+        if "on_event" in options:
+            raise TypeError("stream() takes no on_event")
+        events = EventBuffer(buffer)
+        run = asyncio.ensure_future(self.run(source, on_event=events.put, **options))
+        try:
+            while not run.done():
+                for event in await events.events(run):
+                    yield event
+            for event in await events.events(run):
+                yield event
+            yield run.result()
+        finally:
+            if not run.done():
+                run.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await run
 
     def session(
         self,

@@ -1,9 +1,11 @@
-"""One run, from spawn to cleanup: the host role of the protocol on asyncio.
+"""One run on a started guest (host/launch.py), to its cleanup: the host
+role of the protocol on asyncio.
 
-The codec decides what is legal; this module serves binding calls, keeps
-output within its cap, maps how the run ended onto a :class:`RunResult`, and
-always tears everything down: calls cancelled, process group killed and
-reaped, descriptors closed, work directory removed.
+The codec decides what is legal; this module dispatches the guest's frames,
+serves binding calls, assembles the :class:`RunResult` (how the run ended is
+decided in host/endings.py), and always tears everything down: calls
+cancelled, process group killed and reaped, descriptors closed, work
+directory removed.
 """
 
 from __future__ import annotations
@@ -13,12 +15,9 @@ import contextlib
 import dataclasses
 import functools
 import logging
-import signal
 import sys
-import tempfile
 from collections.abc import Callable, Coroutine, Mapping
 from concurrent.futures import Executor
-from dataclasses import dataclass
 from typing import Any
 
 from tether.codec import (
@@ -26,7 +25,6 @@ from tether.codec import (
     Call,
     CallError,
     Cancel,
-    Connection,
     Done,
     Error,
     ErrorCode,
@@ -37,60 +35,40 @@ from tether.codec import (
     ProtocolError,
     RemoteProtocolError,
     Result,
-    Role,
     Run,
     State,
     ValueModelError,
     count_items,
     encode_payload,
     encode_payload_in_steps,
-    exceeds_value_items,
     to_wire_plain,
+    value_excess,
     value_items,
     variable_name_problem,
 )
 
+from .approvals import ApproveHook, Clock, Edit, Gate
 from .bindings import HostBinding
 from .channel import Channel
-from .guests import NODE_MIN_DATA, GuestCommand, Interpreters, Packages, guest_command
+from .checkpoints import CallLog, Checkpoint, Replay, Suspend
+from .endings import (
+    Ending,
+    at_memory_limit,
+    claims_out_of_memory,
+    crash,
+    done_ending,
+    exit_ending,
+)
+from .events import Observer
+from .launch import GuestProcess, StartedGuest, cpu_seconds, memory_use
 from .limits import Limits
 from .output import CappedOutput
-from .pool import ReadyGuest
-from .process import Child, remove_tree
-from .reader import STEP_BYTES, Reader, between_steps, decoding
+from .process import Child
+from .reader import Reader, between_steps, decoding
 from .result import RunError, RunResult, RunStats, Status
-from .sandbox import Launched, Sandbox, cpu_seconds, launch, memory_use
 from .threads import WorkerThreads
 
-
-@dataclass(frozen=True, slots=True)
-class Ending:
-    """How the run ended, before the result is assembled."""
-
-    status: Status
-    error: RunError | None = None
-    value: Any = None
-    limit: str | None = None
-    killed_after_done: bool = False
-    variables: dict[str, Any] | None = None
-    dropped_variables: dict[str, str] | None = None
-
-
 logger = logging.getLogger("tether")
-
-#: What V8 prints when --max-old-space-size is reached (the process then aborts).
-_HEAP_EXHAUSTED = ("JavaScript heap out of memory", "Reached heap limit")
-#: A guest that reports running out of memory is believed when it has used
-#: this much of its memory rlimit (what is left is smaller than most requests)...
-_NEAR_THE_LIMIT = 0.9
-#: ...or when the run's cgroup saw this much of it resident: at its
-#: address-space limit a process has at least this share in memory, the rest
-#: being files the interpreter mapped and never touched.
-_RESIDENT_SHARE = 0.5
-
-
-def _crash(message: str) -> Ending:
-    return Ending(Status.CRASHED, RunError("GuestCrashed", message))
 
 
 class Session:
@@ -100,48 +78,41 @@ class Session:
         language: str,
         bindings: Mapping[str, HostBinding],
         limits: Limits,
+        guest: StartedGuest,
         *,
-        interpreters: Interpreters,
-        env: Mapping[str, str] | None = None,
-        sandbox: Sandbox = Sandbox.PROCESS,
-        ready: ReadyGuest | None = None,
         defer: Callable[[Coroutine[Any, Any, None]], None] | None = None,
-        command: GuestCommand | None = None,
         wire_tap: Callable[[str, bytes], None] | None = None,
         binding_threads: Executor | None = None,
-        seccomp: bytes = b"",
         variables: dict[str, Any] | None = None,
         last_expression: bool = False,
-        packages: Packages = Packages(),  # noqa: B008 - frozen, shared safely
+        observer: Observer | None = None,
+        approve: ApproveHook | None = None,
+        log: CallLog | None = None,
+        replay: Replay | None = None,
     ) -> None:
-        """``ready`` is a warm guest to adopt instead of starting one;
+        """``guest`` is the started guest the run uses (and ends with it);
         ``defer`` takes the teardown after a DONE, to finish after run() returns
         (without it, run() returns only once everything is reaped).
-        ``command`` replaces the language's guest and ``wire_tap`` sees every
-        byte on fd 3: both exist for the conformance runner and recorder.
+        ``wire_tap`` sees every byte on fd 3 (the conformance runner and
+        recorder).
         ``binding_threads`` runs sync bindings (default: a pool of this run's own).
-        ``seccomp``: the filter a guest started here runs under.
-        ``variables`` (wire values) and ``last_expression`` go into RUN (§7.9)."""
+        ``variables`` (wire values) and ``last_expression`` go into RUN (§7.9).
+        ``observer`` is told about output and calls as they happen;
+        ``approve`` answers the calls whose binding requires approval.
+        ``log`` (also among the observers) makes the run suspendable;
+        ``replay`` answers a resumed run's calls up to its suspension point."""
         self.source = source
         self.variables = variables
         self.last_expression = last_expression
-        self._packages = packages
         self.language = language
         self.bindings = bindings
         self.limits = limits
-        self._interpreters = interpreters
-        self._env = env
-        self._sandbox = sandbox
-        self._ready = ready
-        self._launched: Launched | None = None
+        self._guest = guest
+        self._launched: GuestProcess | None = None
         self._cpu: float | None = None
         self._defer = defer
-        self._command = command
         self._wire_tap = wire_tap
-        self._seccomp = seccomp
-        self._conn = Connection(Role.HOST, step_bytes=STEP_BYTES, between_steps=between_steps,
-                                max_frame_bytes=limits.frame_bytes,
-                                max_depth=limits.max_depth)
+        self._conn = guest.conn
         self._channel: Channel | None = None
         self._reader: Reader | None = None
         self._held: list[tuple[Message, bytes | None]] = []
@@ -153,6 +124,12 @@ class Session:
         #: A KeyboardInterrupt or SystemExit a binding raised: the run ends,
         #: and run() raises it once everything is cleaned up.
         self._host_exit: BaseException | None = None
+        self._observer = observer
+        self._approve = approve
+        self._clock = Clock()
+        self._gate: Gate | None = None
+        self._log = log
+        self._replay = replay
 
     # -- the run -----------------------------------------------------------
 
@@ -165,43 +142,35 @@ class Session:
     async def _run(self) -> RunResult:
         loop = asyncio.get_running_loop()
         self._ending = loop.create_future()
-        ready = self._ready
-        cold_dir = None if ready else tempfile.mkdtemp(prefix="tether-run-")
-        workdir = ready.workdir if ready else cold_dir
-        child: Child | None = None
-        started = loop.time()
+        guest = self._guest
+        workdir = guest.workdir
+        started = loop.time() if guest.since is None else guest.since
         ending = Ending(Status.CANCELLED, RunError("Cancelled", "the run was cancelled"))
+        self._launched = guest.process
+        child = self._launched.child
+        # Until the teardown is deferred: what the finally clause must end.
+        owned: Child | None = child
         try:
-            if ready is not None:
-                self._launched = ready.launched
-                self._conn = ready.conn
-            else:
-                assert cold_dir is not None
-                command = self._command or guest_command(
-                    self.language, cold_dir, self.limits, self._interpreters, self._env,
-                    seccomp=self._seccomp, packages=self._packages)
-                self._launched = await launch(command, cold_dir, self.limits, self._sandbox,
-                                              self.limits.raw_output_bytes)
-            child = self._launched.child
             child.raw_stdout.limit = child.raw_stderr.limit = self.limits.raw_output_bytes
             self._channel = Channel(child.channel, self._on_data, self._on_eof, self._wire_tap)
             self._reader = Reader(self._conn, self._channel, on_event=self._on_event,
                                   on_error=self._on_read_error,
                                   finished=lambda: self._finished, on_idle=self._send_held)
-            if ready is not None:
+            if guest.hello is not None:
                 try:
-                    self._on_hello(ready.hello)
+                    self._on_hello(guest.hello)
                 except RemoteProtocolError as exc:
                     self._protocol_failure(exc)
             try:
-                async with asyncio.timeout(self.limits.timeout):
+                async with asyncio.timeout(self.limits.timeout) as deadline:
+                    self._clock.deadline = deadline  # paused while an approval waits
                     ending = await self._until_end(child)
             except TimeoutError:
                 ending = Ending(Status.TIMEOUT, RunError(
                     "Timeout", f"the program did not finish within {self.limits.timeout:g} s"))
             wall_time = loop.time() - started
             self._cpu = cpu_seconds(self._launched.program_pid())
-            if ending.killed_after_done and self._defer is not None:
+            if ending.after_done and self._defer is not None:
                 # The result is known: nothing of the program may run on, so the
                 # group is killed and its calls cancelled now; reaping and
                 # removing the work directory happen after run() returns.
@@ -210,7 +179,7 @@ class Session:
                 self._launched.kill()
                 result = self._result(ending, child, wall_time, None)
                 self._defer(self._teardown(ending, workdir))
-                child = None
+                owned = None
                 return result
             exit_code = await self._shut_down(ending)
             result = self._result(ending, child, wall_time, exit_code)
@@ -218,16 +187,14 @@ class Session:
                 # Every process of the run is gone: removing its cgroup and
                 # work directory need not delay the result.
                 self._defer(self._release(workdir))
-                child = None
+                owned = None
             return result
         finally:
             # Reached with an exception too, e.g. when run() itself is cancelled.
-            if child is not None:
-                if child.returncode is None:
+            if owned is not None:
+                if owned.returncode is None:
                     await asyncio.shield(self._shut_down(ending))
                 await self._release(workdir)
-            elif cold_dir is not None and self._launched is None:
-                remove_tree(cold_dir)  # the spawn itself failed
 
     async def _teardown(self, ending: Ending, workdir: str | None) -> None:
         try:
@@ -261,20 +228,12 @@ class Session:
                 await asyncio.wait_for(asyncio.shield(child.exited), self.limits.kill_grace)
             if child.exited.done():
                 assert self._launched is not None
-                code = self._launched.guest_status(child.exited.result())
-                if self._launched is not None and self._launched.cgroup is not None and \
-                        self._launched.cgroup.out_of_memory():
-                    return Ending(Status.LIMIT, RunError(
-                        "LimitExceeded", "the program ran out of memory"), limit="memory_bytes")
-                if code == -signal.SIGXCPU:
-                    return Ending(Status.LIMIT, RunError(
-                        "LimitExceeded", "the program used up its CPU time"), limit="cpu_seconds")
+                cgroup = self._launched.cgroup
                 child.drain_pipes()
-                if code < 0 and any(marker in child.raw_stderr.text()
-                                    for marker in _HEAP_EXHAUSTED):  # V8 aborts at its heap limit
-                    return Ending(Status.LIMIT, RunError(
-                        "LimitExceeded", "the program ran out of memory"), limit="memory_bytes")
-                return _crash(f"the guest exited ({_describe_exit(code)}) before finishing")
+                return exit_ending(self._launched.guest_status(child.exited.result()),
+                                   cgroup_out_of_memory=cgroup is not None
+                                   and cgroup.out_of_memory(),
+                                   stderr=child.raw_stderr.text())
         return self._ending.result()
 
     async def _shut_down(self, ending: Ending) -> int:
@@ -285,7 +244,7 @@ class Session:
         await asyncio.gather(*calls, return_exceptions=True)
         assert self._launched is not None
         return await self._launched.terminate(self.limits.kill_grace,
-                                              kill_now=ending.killed_after_done)
+                                              kill_now=ending.after_done)
 
     def _stop_calls(self) -> list[asyncio.Task[None]]:
         """Close the channel and cancel the binding calls in flight (R-TERM-3)."""
@@ -318,7 +277,7 @@ class Session:
 
     def _on_event(self, event: Event) -> None:
         if event is CONNECTION_CLOSED:
-            self._finish(_crash("the guest closed its channel before finishing"))
+            self._finish(crash("the guest closed its channel before finishing"))
         elif isinstance(event, Hello):
             self._on_hello(event)
         elif isinstance(event, Call):
@@ -364,17 +323,22 @@ class Session:
         ))
 
     def _on_output(self, output: Output) -> None:
+        if self._replay is not None and self._replay.replaying:
+            return  # printed before the suspension point: shown by the suspended run
         self._output.add(output.stream.value, output.text)
+        if self._observer is not None:
+            self._observer.output(output.stream.value, output.text)
 
     def _on_done(self, done: Done) -> Ending:
-        ending = self._ending_of(done)
+        ending = done_ending(done, at_memory_limit=claims_out_of_memory(done)
+                             and self._memory_exhausted())
         if done.variables is None:
             return ending
         problem = self._variables_problem(done)
         if problem is not None:  # a forged DONE must not break the next run's RUN
             return Ending(Status.PROTOCOL_ERROR, RunError(
                 "ProtocolError", f"the guest broke the protocol: {problem}"),
-                killed_after_done=True)
+                after_done=True)
         return dataclasses.replace(ending, variables=done.variables,
                                    dropped_variables=done.dropped)
 
@@ -397,42 +361,30 @@ class Session:
                 return f"DONE's variables hold more than {items} values"
         return None
 
-    def _ending_of(self, done: Done) -> Ending:
-        if done.error is None:
-            return Ending(Status.OK, value=done.value, killed_after_done=True)
-        e = done.error
-        error = RunError(e.type, e.message, e.traceback, e.line)
-        if e.code is ErrorCode.VALUE_TOO_LARGE:
-            return Ending(Status.LIMIT, error, limit="value_bytes", killed_after_done=True)
-        out_of_memory = e.type == "MemoryError" or (  # Python; Node under RLIMIT_DATA:
-            e.type == "RangeError" and "allocation failed" in e.message)
-        if out_of_memory and self._memory_exhausted():
-            return Ending(Status.LIMIT, error, limit="memory_bytes", killed_after_done=True)
-        return Ending(Status.ERROR, error, killed_after_done=True)
-
     def _memory_exhausted(self) -> bool:
         """Whether the host sees the run at its memory limit: the guest's
-        error alone is only its claim (a program can raise MemoryError, or
-        forge a DONE, at will)."""
-        limit = self.limits.memory_bytes
+        error alone is only its claim."""
         assert self._launched is not None
-        if limit is None:
+        if self.limits.memory_bytes is None:
             return False
         cgroup = self._launched.cgroup
-        if cgroup is not None:
-            peak = cgroup.peak_memory()
-            if cgroup.ceiling_reached() or (peak is not None and peak >= limit * _RESIDENT_SHARE):
-                return True
+        if cgroup is not None and at_memory_limit(
+                self.limits.memory_bytes, self.language, ceiling_reached=cgroup.ceiling_reached(),
+                peak=cgroup.peak_memory(), used=None):
+            return True
         # The rlimit the allocation ran into, if the guest is still there to
         # ask: address space (Python) or data (Node).
         used = memory_use(self._launched.program_pid(), peak=self.language == "python")
-        floor = limit if self.language == "python" else max(limit, NODE_MIN_DATA)
-        return used is not None and used >= floor * _NEAR_THE_LIMIT
+        return at_memory_limit(self.limits.memory_bytes, self.language,
+                               ceiling_reached=False, peak=None, used=used)
 
     # -- binding calls -----------------------------------------------------
 
     def _on_call(self, call: Call) -> None:
         self._call_count += 1
+        if self._replay is not None and self._replay.replaying:
+            self._replayed(call)
+            return
         binding = self.bindings.get(call.name)
         refusal: CallError | None = None
         if self._conn.state is State.CANCELLING:
@@ -456,6 +408,31 @@ class Session:
         if not task.done():
             self._calls[call.id] = task
 
+    def _replayed(self, call: Call) -> None:
+        assert self._replay is not None
+        answer = self._replay.answer(call)
+        if isinstance(answer, str):
+            self._finish(Ending(Status.ERROR, RunError("ResumeDiverged", answer)))
+        else:
+            self._send(answer)
+
+    def _suspended(self, call: Call, suspend: Suspend) -> Ending | Result:
+        """The run's end for a call that suspends it, or the call's refusal
+        when the run was not made suspendable."""
+        if self._log is None:
+            return Result(id=call.id, error=CallError(
+                ErrorCode.BINDING_ERROR, "Suspend",
+                f"{call.name}() asked to suspend a run that is not suspendable"))
+        checkpoint = Checkpoint(
+            source=self.source, language=self.language,
+            bindings=[{"name": b.wire.name, "signature": b.wire.signature, "doc": b.wire.doc}
+                      for b in self.bindings.values()],
+            limits=dataclasses.asdict(self.limits), variables=self.variables,
+            last_expression=self.last_expression, calls=self._log.suspended_at(call),
+            reason=suspend.reason)
+        return Ending(Status.SUSPENDED, RunError("Suspended", suspend.reason),
+                      checkpoint=checkpoint.encode())
+
     def _arguments_size(self, call: Call) -> int:
         """The encoded size of ``[args, kwargs]``, from the CALL's payload
         (deterministic, so the envelope's bytes are known) rather than by
@@ -465,6 +442,8 @@ class Session:
         return self._conn.last_payload_size - envelope + 3  # 82, less the empty 80 and a0
 
     async def _serve(self, call: Call, binding: HostBinding) -> None:
+        if self._observer is not None:
+            self._observer.call_started(call)
         try:
             await self._answer(call, binding)
         finally:
@@ -478,6 +457,12 @@ class Session:
         payload = None
         try:
             result, payload = await self._outcome(call, binding)
+        except Suspend as exc:
+            suspended = self._suspended(call, exc)
+            if isinstance(suspended, Ending):
+                self._finish(suspended)
+                return
+            result = suspended
         except asyncio.CancelledError as exc:
             task = asyncio.current_task()
             if task is not None and task.cancelling():
@@ -493,16 +478,31 @@ class Session:
             return
         except BaseException as exc:  # GeneratorExit, BaseException subclasses
             result = _binding_error(call.id, exc)
+        if self._observer is not None:
+            self._observer.call_ended(call, result)
         self._send(result, payload)
 
     async def _outcome(self, call: Call, binding: HostBinding) -> tuple[Result, bytes | None]:
+        args, kwargs = call.args, call.kwargs
+        if binding.approval is not None:
+            if self._gate is None:
+                self._gate = Gate(self._approve, self.limits.approval_timeout, self._clock)
+            verdict = await self._gate.review(call, binding.approval)
+            if isinstance(verdict, Edit):
+                args, kwargs = verdict.args, verdict.kwargs
+            elif isinstance(verdict, Suspend):
+                raise verdict
+            elif verdict is not None:
+                return Result(id=call.id, error=verdict), None
         timeout = asyncio.timeout(self.limits.call_timeout) if self.limits.call_timeout else None
         try:
             if timeout is None:
-                value = await binding.invoke(call.args, call.kwargs, self._binding_threads)
+                value = await binding.invoke(args, kwargs, self._binding_threads)
             else:
                 async with timeout:
-                    value = await binding.invoke(call.args, call.kwargs, self._binding_threads)
+                    value = await binding.invoke(args, kwargs, self._binding_threads)
+        except Suspend:
+            raise
         except TimeoutError as exc:
             if timeout is None or not timeout.expired():  # the binding's own TimeoutError
                 return _binding_error(call.id, exc), None
@@ -539,16 +539,20 @@ class Session:
                                               between_steps=between_steps)
         else:
             payload = encode_payload(result.to_wire(), plain=plain)
-        if len(payload) > self.limits.value_bytes and (  # else the value surely fits
-                len(payload) - len(encode_payload(Result(id=call.id).to_wire())) + 1
-                > self.limits.value_bytes):  # the envelope with null, less the null
+        value_bytes = self.limits.value_bytes
+        # The envelope is RESULT's with a null, less the null (sized only when
+        # the value may not fit); its items: the map, id, its key, "value".
+        envelope = len(encode_payload(Result(id=call.id).to_wire())) - 1 \
+            if len(payload) > value_bytes else 0
+        excess = value_excess(payload, value_bytes, envelope_bytes=envelope, envelope_items=4)
+        if excess is not None and excess.kind == "bytes":
             return Result(id=call.id, error=CallError(
                 ErrorCode.VALUE_TOO_LARGE, "ValueTooLarge",
-                f"{call.name}() returned more than {self.limits.value_bytes} bytes")), None
-        if exceeds_value_items(payload, self.limits.value_bytes, 4):  # map, id, its key, "value"
+                f"{call.name}() returned more than {value_bytes} bytes")), None
+        if excess is not None:
             return Result(id=call.id, error=CallError(
                 ErrorCode.VALUE_TOO_LARGE, "ValueTooLarge",
-                f"{call.name}() returned more than {value_items(self.limits.value_bytes)} "
+                f"{call.name}() returned more than {excess.amount} "
                 f"values (value_bytes / 16)")), None
         return result, payload
 
@@ -586,8 +590,9 @@ class Session:
             raw_stderr=child.raw_stderr.text(),
             variables=ending.variables,
             dropped_variables=ending.dropped_variables or {},
+            checkpoint=ending.checkpoint,
             stats=RunStats(
-                sandbox=str(self._sandbox),
+                sandbox=str(launched.profile),
                 cpu_seconds=self._cpu,
                 peak_memory_bytes=launched.cgroup.peak_memory() if launched.cgroup else None,
                 wall_time=wall_time,
@@ -640,14 +645,3 @@ def _binding_error(call_id: int, exc: BaseException) -> Result:
     """Only the exception's class name and text cross: no host traceback (R-RESULT-3)."""
     error = CallError(ErrorCode.BINDING_ERROR, type(exc).__name__, str(exc))
     return Result(id=call_id, error=error)
-
-
-
-
-def _describe_exit(code: int) -> str:
-    if code < 0:
-        try:
-            return f"killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exit status {code}"

@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
+from .approvals import ApproveHook
 from .bindings import BindingsArg
+from .events import RunEvent
 from .limits import Limits
 from .pool import PoolConfig
 from .result import RunResult
@@ -89,14 +91,29 @@ class SyncRuntime:
         sandbox: Sandbox | str | None = None,
         variables: Mapping[str, Any] | None = None,
         last_expression: bool = False,
+        on_event: Callable[[RunEvent], object] | None = None,
+        approve: ApproveHook | None = None,
+        suspendable: bool = False,
     ) -> RunResult:
-        """``Runtime.run``, blocking: the same arguments, result and errors."""
+        """``Runtime.run``, blocking: the same arguments, result and errors
+        (``on_event`` is called in the SyncRuntime's thread)."""
         with self._lock:
             if self._closed:
                 raise RuntimeError("this SyncRuntime is closed")
         return self._call(self.runtime.run(
             source, language=language, bindings=bindings, limits=limits, sandbox=sandbox,
-            variables=variables, last_expression=last_expression))
+            variables=variables, last_expression=last_expression, on_event=on_event,
+            approve=approve, suspendable=suspendable))
+
+    def resume(self, checkpoint: bytes, value: Any = None, *, bindings: BindingsArg = None,
+               on_event: Callable[[RunEvent], object] | None = None,
+               approve: ApproveHook | None = None) -> RunResult:
+        """``Runtime.resume``, blocking."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("this SyncRuntime is closed")
+        return self._call(self.runtime.resume(checkpoint, value, bindings=bindings,
+                                              on_event=on_event, approve=approve))
 
     def session(self, variables: Mapping[str, Any] | None = None, *,
                 language: str = "python", bindings: BindingsArg = None,

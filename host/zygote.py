@@ -1,5 +1,6 @@
 """The CPython fork server, host side: one template process per runtime and
-sandbox profile forks each Python guest (guest/python/zygote.py).
+sandbox profile forks each Python guest (guest/python/zygote.py; the
+messages between them are codec/forkserver.py).
 
 A forked guest costs a few milliseconds instead of a whole interpreter start
 (tens of milliseconds, under bwrap more), and it is still a fresh process
@@ -17,20 +18,28 @@ import asyncio
 import contextlib
 import os
 import socket
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from tether.guest.python.zygote import REPLY, REQUEST
+from tether.codec.forkserver import (
+    EXITED,
+    FAILED,
+    FORKED,
+    LOST,
+    decode_reply,
+    encode_request,
+)
 
-from . import cgroups
 from .guests import GuestCommand
+from .launch import GuestProcess, launch, new_workdir
 from .limits import Limits
 from .process import adopt, remove_tree
-from .sandbox import Launched, Sandbox, launch
+from .sandbox import Sandbox
 
 #: Bytes of the template's own stdout/stderr kept (its start-up errors).
 _TEMPLATE_OUTPUT = 64 * 1024
+#: The size of the template's own writable mounts (each run's are its own).
+_TEMPLATE_DISK = Limits().disk_bytes
 
 
 class ZygoteError(Exception):
@@ -43,7 +52,7 @@ class Zygote:
         self._command_for = command_for
         self._profile = profile
         self._isolate = profile is Sandbox.NAMESPACES
-        self._launched: Launched | None = None
+        self._launched: GuestProcess | None = None
         self._workdir: str | None = None
         self._lock = asyncio.Lock()  # one start or stop at a time
         self._forks: dict[int, asyncio.Future[int]] = {}
@@ -63,7 +72,7 @@ class Zygote:
     def alive(self) -> bool:
         return self._launched is not None and not self._launched.child.exited.done()
 
-    async def _ensure_started(self) -> Launched:
+    async def _ensure_started(self) -> GuestProcess:
         if self._stopping is not None:
             await asyncio.shield(self._stopping)
         async with self._lock:
@@ -81,10 +90,11 @@ class Zygote:
             return self._launched
 
     async def _start(self) -> None:
-        self._workdir = tempfile.mkdtemp(prefix="tether-run-")
+        self._workdir = new_workdir()
         command = self._command_for(self._workdir, "isolate" if self._isolate else "plain")
-        self._launched = await launch(command, self._workdir, Limits(), self._profile,
-                                      _TEMPLATE_OUTPUT, channel_type=socket.SOCK_SEQPACKET)
+        self._launched = await launch(command, self._workdir, self._profile, _TEMPLATE_OUTPUT,
+                                      disk_bytes=_TEMPLATE_DISK,
+                                      channel_type=socket.SOCK_SEQPACKET)
         control = self._launched.child.channel
         asyncio.get_running_loop().add_reader(control.fileno(), self._on_reply)
 
@@ -98,18 +108,19 @@ class Zygote:
                 return
             except OSError:
                 message, fds = b"", []
-            if len(message) != REPLY.size:  # EOF (the template died) or garbage
+            reply = decode_reply(message)
+            if reply is None:  # EOF (the template died) or garbage
                 for fd in fds:
                     os.close(fd)
                 self._lost()
                 return
-            kind, token, value = REPLY.unpack(message)
-            forked = self._forks.pop(token, None) if kind in (b"S", b"F") else None
-            if kind == b"S" and fds and forked is not None and not forked.done():
+            kind, token, value = reply
+            forked = self._forks.pop(token, None) if kind in (FORKED, FAILED) else None
+            if kind == FORKED and fds and forked is not None and not forked.done():
                 forked.set_result(fds.pop())
-            elif kind == b"F" and forked is not None and not forked.done():
+            elif kind == FAILED and forked is not None and not forked.done():
                 forked.set_exception(ZygoteError(f"fork failed: {os.strerror(value)}"))
-            elif kind == b"X" and token in self._exits:
+            elif kind == EXITED and token in self._exits:
                 future = self._exits[token]
                 if not future.done():
                     future.set_result(value)
@@ -128,11 +139,11 @@ class Zygote:
         self._forks.clear()
         for future in self._exits.values():
             if not future.done():
-                future.set_result(-9)
+                future.set_result(LOST)
         self._launched.kill()
 
     async def fork(self, workdir: str | None, raw_output_bytes: int,
-                   disk_bytes: int | None) -> Launched:
+                   disk_bytes: int | None) -> GuestProcess:
         """A new guest: forked, not yet said HELLO. ``workdir`` is the host
         directory of a ``process``-profile run; under ``namespaces`` the run
         gets a private tmpfs at the template's work directory instead, and
@@ -149,8 +160,7 @@ class Zygote:
         self._forks[token] = forked
         self._exits[token] = exited
         try:
-            request = REQUEST.pack(token, disk_bytes or 0) + (
-                workdir or self._workdir or "").encode()
+            request = encode_request(token, disk_bytes, workdir or self._workdir or "")
             socket.send_fds(launched.child.channel, [request],
                             [guest_end.fileno(), out_w, err_w])
         except OSError as exc:
@@ -188,21 +198,7 @@ class Zygote:
         exited.add_done_callback(lambda _: self._exits.pop(token, None))
         child = adopt(pid, host_end, out_r, err_r, raw_output_bytes=raw_output_bytes,
                       exited=exited, namespace_init=self._isolate)
-        return Launched(child, pid, sandboxed=self._isolate, forked=True, init_pidfd=pidfd)
-
-    @staticmethod
-    def locate(launched: Launched) -> None:
-        """After the guest's HELLO (it surely runs by then): under namespaces,
-        find the guest, the one child of the namespaces' init; then give it
-        a cgroup of its own (its processes stay in it)."""
-        if launched.sandboxed:
-            init = launched.child.pid
-            launched.guest_pid = int(Path(f"/proc/{init}/task/{init}/children")
-                                     .read_text().split()[0])
-        if cgroups.available().version is not None:
-            group = cgroups.RunCgroup(f"{launched.guest_pid}-{os.urandom(4).hex()}")
-            launched.cgroup = group
-            group.add(launched.guest_pid)
+        return GuestProcess(child, pid, sandboxed=self._isolate, forked=True, init_pidfd=pidfd)
 
     def stop_when_unused(self) -> None:
         """Stop the template unless a guest it forked is still running (under
@@ -229,7 +225,7 @@ class Zygote:
             await launched.terminate(0.1, kill_now=True)
             for future in self._exits.values():
                 if not future.done():
-                    future.set_result(-9)
+                    future.set_result(LOST)
         workdir, self._workdir = self._workdir, None
         if launched is not None:
             await launched.release(workdir)

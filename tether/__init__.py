@@ -8,18 +8,29 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Binding", "GuestUnavailable", "Limits", "OutputChunk", "PoolConfig", "RunError",
+__all__ = ["Allow", "ApprovalRequest", "Binding", "CallEnded", "CallStarted", "Deny", "Edit",
+           "EventsDropped", "GuestUnavailable", "Limits", "OutputChunk", "PoolConfig", "RunError",
            "RunResult", "RunSession", "RunStats", "Runtime", "Sandbox", "SandboxUnavailable",
-           "Status", "SyncRunSession", "SyncRuntime", "SyscallFilter", "__version__"]
+           "Printed", "RunEvent", "Status", "Suspend", "SyncRunSession", "SyncRuntime",
+           "SyscallFilter", "__version__", "requires_approval"]
 
 if TYPE_CHECKING:
     from .host import (
+        Allow,
+        ApprovalRequest,
         Binding,
+        CallEnded,
+        CallStarted,
+        Deny,
+        Edit,
+        EventsDropped,
         GuestUnavailable,
         Limits,
         OutputChunk,
         PoolConfig,
+        Printed,
         RunError,
+        RunEvent,
         RunResult,
         RunSession,
         RunStats,
@@ -27,9 +38,11 @@ if TYPE_CHECKING:
         Sandbox,
         SandboxUnavailable,
         Status,
+        Suspend,
         SyncRunSession,
         SyncRuntime,
         SyscallFilter,
+        requires_approval,
     )
 
 

@@ -23,6 +23,8 @@ from .host import (
     Binding,
     GuestUnavailable,
     Limits,
+    Printed,
+    RunEvent,
     RunResult,
     Runtime,
     Sandbox,
@@ -128,6 +130,11 @@ def _parser() -> argparse.ArgumentParser:
                      "else process with a warning)")
     run.add_argument("--json", action="store_true",
                      help="print exactly one JSON object describing the result")
+    run.add_argument("--events", action="store_true",
+                     help="with --json, first one JSON line per event as it happens "
+                     "(printed, call_started, call_ended, events_dropped)")
+    run.add_argument("--buffer", action="store_true",
+                     help="print the output once the run ends, not as it is printed")
     run.add_argument("--check", action="store_true",
                      help="type-check the program against the bindings first; "
                      "a program that fails is not run (status invalid)")
@@ -229,9 +236,26 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-def _print_human(result: RunResult) -> None:
-    for chunk in result.chunks:
-        (sys.stdout if chunk.stream == "stdout" else sys.stderr).write(chunk.text)
+def _print_live(event: RunEvent) -> None:
+    if isinstance(event, Printed):
+        stream = sys.stdout if event.stream == "stdout" else sys.stderr
+        stream.write(event.text)
+        stream.flush()
+
+
+def _print_event_json(event: RunEvent) -> None:
+    kind = re.sub(r"(?<!^)(?=[A-Z])", "_", type(event).__name__).lower()
+    print(json.dumps(jsonable({"event": kind, **dataclasses.asdict(event)}),
+                     ensure_ascii=False), flush=True)
+
+
+def _print_human(result: RunResult, *, live: bool = False) -> None:
+    if live:  # the output was printed as it came, up to the output cap
+        if result.stats.output_truncated:
+            print("\ntether: output past the output cap was not shown", file=sys.stderr)
+    else:
+        for chunk in result.chunks:
+            (sys.stdout if chunk.stream == "stdout" else sys.stderr).write(chunk.text)
     if result.chunks and not result.chunks[-1].text.endswith("\n"):
         # What follows starts a line of its own, not the end of the program's last one.
         last = result.chunks[-1]
@@ -274,8 +298,10 @@ async def _run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     async with runtime:
         try:
+            on_event = (_print_event_json if args.events else None) if args.json else \
+                (None if args.buffer else _print_live)
             result = await runtime.run(source, language=language, bindings=bindings,
-                                       check=args.check)
+                                       check=args.check, on_event=on_event)
         except GuestUnavailable as exc:
             _fail(str(exc), "GuestUnavailable")
         except (ValueError, TypeError) as exc:
@@ -283,7 +309,7 @@ async def _run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(jsonable(result.to_dict()), ensure_ascii=False))
     else:
-        _print_human(result)
+        _print_human(result, live=not args.buffer)
     return 0 if result.ok else 1
 
 

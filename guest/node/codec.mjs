@@ -23,10 +23,17 @@ export const MAX_CALL_ID = 2 ** 53 - 1;
 export const DEFAULT_VALUE_BYTES = 8 * 1024 * 1024;
 /** Data items a frame's envelope may add to its value's (R-CBOR-11). */
 export const ENVELOPE_ITEMS = 64;
+/** RUN.limits' ranges (spec §10), as codec/frames.py and codec/values.py hold them. */
+export const MIN_MAX_FRAME_BYTES = 64 * 1024;
+export const MAX_PAYLOAD_LENGTH = 2 ** 32 - 1;
+export const MIN_MAX_DEPTH = 16;
+export const MAX_MAX_DEPTH = 512;
+export const BYTES_PER_ITEM = 16;
+export const MIN_VALUE_ITEMS = 1024;
 
 /** The most data items one value may hold (spec §10, `value_items`). */
 export function valueItems(valueBytes) {
-  return Math.max(1024, Math.floor(valueBytes / 16));
+  return Math.max(MIN_VALUE_ITEMS, Math.floor(valueBytes / BYTES_PER_ITEM));
 }
 
 /**
@@ -67,10 +74,55 @@ export function exceedsValueItems(payload, valueBytes, envelopeItems) {
   return payload.length > limit && countItems(payload, limit) > limit;
 }
 
+/**
+ * How the value encoded in `payload` exceeds `valueBytes` (R-VAL-1), or null: the value is
+ * `payload` less `envelopeBytes` of envelope holding `envelopeItems` items (negative: the
+ * envelope it will have is not in `payload` yet). The twin of codec/values.py value_excess.
+ */
+export function valueExcess(payload, valueBytes, envelopeBytes, envelopeItems) {
+  const size = payload.length - envelopeBytes;
+  if (size > valueBytes) return { kind: 'bytes', amount: size };
+  if (exceedsValueItems(payload, valueBytes, envelopeItems)) {
+    return { kind: 'items', amount: valueItems(valueBytes) };
+  }
+  return null;
+}
+
 export const TYPES = Object.freeze({
   HELLO: 1, RUN: 2, CALL: 3, RESULT: 4, OUTPUT: 5, DONE: 6, CANCEL: 7, ERROR: 8,
 });
 const TYPE_NAMES = Object.fromEntries(Object.entries(TYPES).map(([k, v]) => [v, k]));
+
+/**
+ * The connection state table (spec §8), the twin of codec/state.py (a test checks they
+ * agree): `${state} ${sender} ${frame type}` -> the next state. A frame missing from it
+ * is UNEXPECTED_MESSAGE.
+ */
+export const TRANSITIONS = (() => {
+  const table = new Map();
+  const add = (state, sender, type, next) => table.set(`${state} ${sender} ${type}`, next);
+  add('AWAIT_HELLO', 'guest', 'HELLO', 'AWAIT_RUN');
+  add('AWAIT_RUN', 'host', 'RUN', 'RUNNING');
+  for (const state of ['RUNNING', 'CANCELLING']) {
+    add(state, 'guest', 'CALL', state);
+    add(state, 'guest', 'OUTPUT', state);
+    add(state, 'host', 'RESULT', state);
+    add(state, 'guest', 'DONE', 'FINISHED');
+  }
+  add('RUNNING', 'host', 'CANCEL', 'CANCELLING');
+  add('FINISHED', 'host', 'RESULT', 'FINISHED'); // already on their way (R-STATE-4)
+  add('FINISHED', 'host', 'CANCEL', 'FINISHED');
+  for (const state of ['AWAIT_HELLO', 'AWAIT_RUN', 'RUNNING', 'CANCELLING', 'FINISHED']) {
+    for (const sender of ['host', 'guest']) {
+      // ERROR from either side but CLOSED, except from the guest after DONE (R-ERR-1, R-DONE-4)
+      if (state !== 'FINISHED' || sender !== 'guest') add(state, sender, 'ERROR', 'CLOSED');
+    }
+  }
+  return table;
+})();
+
+/** The state after `sender` sends a frame of type `typeName` in `state`, or undefined. */
+export const nextState = (state, sender, typeName) => TRANSITIONS.get(`${state} ${sender} ${typeName}`);
 
 export const CODES = Object.freeze({
   FRAME_MALFORMED: 1, UNSUPPORTED_VERSION: 2, UNKNOWN_TYPE: 3, FRAME_TOO_LARGE: 4,
@@ -193,8 +245,8 @@ const TEXT = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * One strict CBOR item → wire value (Maps for maps, bigint/number for ints),
  * enforcing R-CBOR-1..8 as it reads. npm cbor2's `decode` with the strict
  * options gives the same values (test/decode.test.mjs checks it against this
- * one), but its set-up alone costs ~26 µs a payload on Node 20 (it copies
- * its ~40 options twice), which is most of a binding call's time.
+ * one), but its set-up per payload (it copies its options twice) is most of a
+ * binding call's time (figures: bench/README.md).
  */
 export function decodePayload(payload, maxDepth = DEFAULT_MAX_DEPTH + ENVELOPE_DEPTH,
   maxItems = valueItems(DEFAULT_VALUE_BYTES) + ENVELOPE_ITEMS) {
@@ -577,9 +629,10 @@ const PARSERS = {
       if (v !== undefined) limits[k] = Number(v);
     }
     g.done();
-    if (limits.frame_bytes < 65536 || limits.frame_bytes > 2 ** 32 - 1
-        || limits.max_depth < 16 || limits.max_depth > 512 || limits.value_bytes < 1
-        || limits.value_bytes > limits.frame_bytes - 1024 || limits.max_calls_in_flight < 1) {
+    if (limits.frame_bytes < MIN_MAX_FRAME_BYTES || limits.frame_bytes > MAX_PAYLOAD_LENGTH
+        || limits.max_depth < MIN_MAX_DEPTH || limits.max_depth > MAX_MAX_DEPTH
+        || limits.value_bytes < 1 || limits.value_bytes > limits.frame_bytes - ENVELOPE_OVERHEAD
+        || limits.max_calls_in_flight < 1) {
       throw invalid('RUN.limits outside the allowed ranges');
     }
     const run = { source: f.text('source'), language: f.text('language'), bindings, limits };

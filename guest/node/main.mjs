@@ -16,9 +16,9 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { createRequire } from 'node:module';
 import {
-  CODES, TYPES, DEFAULT_MAX_DEPTH, DEFAULT_VALUE_BYTES, ENVELOPE_OVERHEAD, Encoded, FrameDecoder,
+  CODES, PROTOCOL_VERSION, TYPES, DEFAULT_MAX_DEPTH, DEFAULT_VALUE_BYTES, ENVELOPE_OVERHEAD, Encoded, FrameDecoder,
   ProtocolError, countItems, decodeMessage, encodeFrame, encodeMessage, encodePayload,
-  exceedsValueItems, frameHeader, valueItems, variableNameProblem,
+  frameHeader, nextState, valueExcess, valueItems, variableNameProblem,
 } from './codec.mjs';
 import { ValueModelError, fromWire, toWire } from './values.mjs';
 import { topLevel } from './toplevel.mjs';
@@ -70,8 +70,8 @@ function writeAll(bytes) {
       offset += fs.writeSync(channel.write, bytes, offset);
     } catch (err) {
       if (err.code !== 'EAGAIN') throw err;
-      // The host is draining the socket: it reads a full buffer (~200 KB) in
-      // about the ~0.1 ms this sleeps (1 ms naps cost a 1 MB result ~4 ms).
+      // The host is draining the socket: a nap this short is about the time it
+      // takes to read a full buffer (longer naps slow large results).
       Atomics.wait(nap, 0, 0, 0.05);
     }
   }
@@ -133,9 +133,12 @@ function onEof() {
 }
 
 function onMessage({ type, name, body }) {
-  if (type === TYPES.RUN && state.phase === 'AWAIT_RUN') {
+  if (nextState(state.phase, 'host', name) === undefined) { // the state table (spec §8)
+    throw new ProtocolError(CODES.UNEXPECTED_MESSAGE, `${name} in state ${state.phase}`);
+  }
+  if (type === TYPES.RUN) {
     start(body);
-  } else if (type === TYPES.RESULT && state.phase !== 'AWAIT_RUN') {
+  } else if (type === TYPES.RESULT) {
     const call = state.inFlight.get(Number(body.id));
     if (call === undefined && state.abandoned.delete(Number(body.id))) return;
     if (call === undefined) {
@@ -146,12 +149,10 @@ function onMessage({ type, name, body }) {
     call.resolve(body);
     const next = state.waiting.shift();
     if (next) next();
-  } else if (type === TYPES.CANCEL && state.phase === 'RUNNING') {
-    cancel(body.reason);
+  } else if (type === TYPES.CANCEL) {
+    if (state.phase === 'RUNNING') cancel(body.reason); // else late (R-STATE-4)
   } else if (type === TYPES.ERROR) {
     process.exit(1); // R-ERR-2
-  } else {
-    throw new ProtocolError(CODES.UNEXPECTED_MESSAGE, `${name} in state ${state.phase}`);
   }
 }
 
@@ -210,12 +211,13 @@ async function call(name, programArgs) {
     }
   });
   const args = new Encoded(encodePayload(wireArgs)); // once: for the size and to send
-  const size = args.bytes.length + 2; // as [args, kwargs], kwargs empty (a0)
-  if (size > maxBytes) {
-    throw new RangeError(`${name}() arguments take ${size} bytes, over the limit of ${maxBytes} (value_bytes)`);
+  // As [args, kwargs], kwargs empty (a0): 2 bytes and 2 items more.
+  const excess = valueExcess(args.bytes, maxBytes, -2, -2);
+  if (excess?.kind === 'bytes') {
+    throw new RangeError(`${name}() arguments take ${excess.amount} bytes, over the limit of ${maxBytes} (value_bytes)`);
   }
-  if (exceedsValueItems(args.bytes, maxBytes, -2)) { // as [args, kwargs]: 2 items more
-    throw new RangeError(`${name}() arguments hold more than ${valueItems(maxBytes)} values (value_bytes / 16)`);
+  if (excess !== null) {
+    throw new RangeError(`${name}() arguments hold more than ${excess.amount} values (value_bytes / 16)`);
   }
   let queued = false;
   while (state.inFlight.size >= maxCalls && isRunning()) { // R-CALL-3: queue in the guest
@@ -435,11 +437,12 @@ function finishWithValue(value) {
     return;
   }
   const payload = encodePayload(new Map([['value', wire]]));
-  const size = payload.length - DONE_ENVELOPE; // encoded once: it is the slow part
+  const excess = valueExcess(payload, maxBytes, DONE_ENVELOPE, 2); // encoded once: it is the slow part
   let problem = null;
-  if (size > maxBytes) problem = `return value takes ${size} bytes, over the limit of ${maxBytes} (value_bytes)`;
-  else if (exceedsValueItems(payload, maxBytes, 2)) {
-    problem = `return value holds more than ${valueItems(maxBytes)} values (value_bytes / 16)`;
+  if (excess?.kind === 'bytes') {
+    problem = `return value takes ${excess.amount} bytes, over the limit of ${maxBytes} (value_bytes)`;
+  } else if (excess !== null) {
+    problem = `return value holds more than ${excess.amount} values (value_bytes / 16)`;
   }
   if (problem !== null) {
     finish({ error: { type: 'RangeError', traceback: '', code: CODES.VALUE_TOO_LARGE, message: problem } });
@@ -555,7 +558,7 @@ function start(run) {
 
 /**
  * A pooled guest (--warm) runs a run's own paths once before its RUN: V8
- * compiles code on first use, and cold, decoding the RUN alone took ~1.6 ms.
+ * compiles code on first use, so a cold run pays for it (bench/README.md).
  * Nothing here touches the program's scope or writes to fd 3.
  */
 function warmUp() {
@@ -589,7 +592,7 @@ function warmUp() {
 
 /**
  * The first read on a socket runs Node's read path for the first time
- * (~1 ms cold): a pooled guest runs it once on a connection to itself over
+ * (costly cold): a pooled guest runs it once on a connection to itself over
  * an abstract Unix socket (no file, nothing on fd 3), closed at once. Any
  * other process that connects meanwhile only has its connection closed.
  */
@@ -655,7 +658,7 @@ function main() {
   const cwd = args.indexOf('--cwd');
   if (cwd >= 0) process.chdir(args[cwd + 1]);
   send(TYPES.HELLO, {
-    protocol: 1,
+    protocol: PROTOCOL_VERSION,
     implementation: `tether-node/${VERSION} node/${process.versions.node}`,
     languages: LANGUAGES,
     capabilities: [],
@@ -670,8 +673,8 @@ function main() {
 }
 
 /**
- * Reads straight into one buffer (`onread`), past Node's stream machinery:
- * ~30 µs less a binding call. The buffer is reused, so each chunk is copied.
+ * Reads straight into one buffer (`onread`), past Node's stream machinery,
+ * which costs a binding call much of its time. The buffer is reused, so each chunk is copied.
  */
 function reads(callback) {
   const buffer = Buffer.allocUnsafe(65536);

@@ -1,7 +1,8 @@
 """The asyncio driver: runs a program that imports asyncio on an event loop
 whose only I/O is fd 3, so its binding calls can run concurrently
 (``asyncio.gather``). Imported only for such programs, or ahead of time by a
-warm guest: ``import asyncio`` costs ~40 ms of a cold start.
+warm guest: ``import asyncio`` is a large share of a cold start
+(figures: bench/README.md).
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from tether.codec import (
     RunLimits,
 )
 
+from .channel import Channel, OutputBuffer
+from .drivers import BindingError, wire_arguments
 from .program import ProgramReturn
-from .shim import BindingError, Channel, OutputChannel, wire_arguments
 
 
 def new_loop() -> asyncio.AbstractEventLoop:
@@ -33,7 +35,7 @@ def new_loop() -> asyncio.AbstractEventLoop:
 class AsyncGuest:
     """One run on an event loop: the program and its concurrent binding calls."""
 
-    def __init__(self, channel: Channel, limits: RunLimits, output: OutputChannel,
+    def __init__(self, channel: Channel, limits: RunLimits, output: OutputBuffer,
                  loop: asyncio.AbstractEventLoop | None = None) -> None:
         self._loop = loop  # made before RUN by a warm guest
         self.channel = channel

@@ -2,13 +2,7 @@
 but never runs a program; it forks one guest per run.
 
 Started by the host like a guest, with ``--zygote isolate|plain``; fd 3 is a
-SOCK_SEQPACKET control socket (not the tether protocol). Each request is one
-message: a run token and the size bound of the run's writable mounts
-(``<IQ``, 0 for none) and the run's work directory, carrying three
-descriptors (the run's fd 3, stdout and stderr). Each reply is one message
-``<cIi`` (kind, token, value): ``b"S"`` forked (the pid as this process sees
-it, and a pidfd for it attached), ``b"F"`` the fork failed (errno), ``b"X"``
-exited (the exit status, negative for a signal; the guest is reaped).
+SOCK_SEQPACKET control socket whose messages codec/forkserver.py defines.
 
 ``isolate`` (inside the namespaces sandbox): every run gets its own user,
 PID, mount, network, IPC and UTS namespaces, a fresh tmpfs of bounded size
@@ -43,10 +37,18 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from . import confine, shim
+from tether.codec.forkserver import (
+    EXITED,
+    FAILED,
+    FORKED,
+    REQUEST_FDS,
+    decode_request,
+    encode_reply,
+)
 
-REQUEST = struct.Struct("<IQ")
-REPLY = struct.Struct("<cIi")
+from . import confine, shim
+from .channel import CHANNEL_FD
+
 _CONTROL_FD = 10  # fd 3 becomes each guest's channel
 
 _CLONE_NEWNS = 0x00020000
@@ -87,8 +89,8 @@ class _Template:
     """The fork server's loop and its bookkeeping."""
 
     def __init__(self, isolate: bool, confinement: confine.Confinement) -> None:
-        os.dup2(shim.CHANNEL_FD, _CONTROL_FD)
-        os.close(shim.CHANNEL_FD)
+        os.dup2(CHANNEL_FD, _CONTROL_FD)
+        os.close(CHANNEL_FD)
         self.isolate = isolate
         self.confinement = confinement
         self.control = socket.socket(fileno=_CONTROL_FD)
@@ -117,21 +119,21 @@ class _Template:
     def _serve_request(self, message: bytes, fds: list[int]) -> None:
         token = 0
         try:
-            if len(message) <= REQUEST.size or len(fds) != 3:
+            request = decode_request(message)
+            if request is None or len(fds) != REQUEST_FDS:
                 raise OSError(0, "malformed request")
-            token, disk_bytes = REQUEST.unpack_from(message)
-            workdir = message[REQUEST.size:].decode()
+            token, disk_bytes, workdir = request
             keep = (self.control.fileno(), self.wake_r, self.wake_w)
             pid = self.running[token] = _fork_guest(fds, workdir, disk_bytes, self.isolate,
                                                     template_fds=keep,
                                                     confinement=self.confinement)
             pidfd = os.pidfd_open(pid)
             try:  # the host learns the pid as it sees it from the pidfd
-                socket.send_fds(self.control, [REPLY.pack(b"S", token, pid)], [pidfd])
+                socket.send_fds(self.control, [encode_reply(FORKED, token, pid)], [pidfd])
             finally:
                 os.close(pidfd)
         except OSError as exc:  # e.g. fork hit a limit: the host starts the guest cold
-            self.control.send(REPLY.pack(b"F", token, exc.errno or 0))
+            self.control.send(encode_reply(FAILED, token, exc.errno or 0))
         finally:
             for fd in fds:
                 os.close(fd)
@@ -151,7 +153,7 @@ class _Template:
             code = -status.si_status if status.si_code in (os.CLD_KILLED, os.CLD_DUMPED) \
                 else status.si_status
             del self.running[token]
-            self.control.send(REPLY.pack(b"X", token, code))
+            self.control.send(encode_reply(EXITED, token, code))
 
 
 def _fork_guest(fds: list[int], workdir: str, disk_bytes: int, isolate: bool, *,
@@ -229,13 +231,13 @@ def _map_ids() -> None:
 
 def _become_guest(fds: list[int], workdir: str, confinement: confine.Confinement) -> NoReturn:
     channel, stdout, stderr = fds
-    os.dup2(channel, shim.CHANNEL_FD)
+    os.dup2(channel, CHANNEL_FD)
     os.dup2(stdout, 1)
     os.dup2(stderr, 2)
     # Confined after the run's namespaces and mounts, before any code of the run
     # (and before the descriptors it prepared in the template are closed).
     confine.apply(confinement, workdir)
-    os.closerange(shim.CHANNEL_FD + 1, 1 << 16)
+    os.closerange(CHANNEL_FD + 1, 1 << 16)
     for name in ("HOME", "TMPDIR", "PWD"):
         os.environ[name] = workdir
     shim.rehearse()  # again: the pages a run writes are copied now, before the RUN

@@ -116,3 +116,15 @@ def test_ready_payload_size_skips_extension_frames_and_waits_for_the_whole_frame
     assert conn.ready_payload_size() is None
     conn.receive_data(frame[-1:])
     assert conn.ready_payload_size() == len(hello)
+
+
+def test_the_value_size_rule_counts_bytes_first_then_items() -> None:
+    from tether.codec import Excess, encode_payload, value_excess
+
+    small = encode_payload({"value": "x" * 10})  # the value takes 11 bytes
+    assert value_excess(small, 11, envelope_bytes=7, envelope_items=2) is None
+    assert value_excess(small, 10, envelope_bytes=7, envelope_items=2) == Excess("bytes", 11)
+    many = encode_payload({"value": [0] * 2000})
+    assert value_excess(many, 16 * 1024, envelope_bytes=7, envelope_items=2) == \
+        Excess("items", 1024)
+    assert value_excess(many, 32 * 1024, envelope_bytes=7, envelope_items=2) is None

@@ -21,7 +21,8 @@ PUBLIC = [name for name in tether.__all__ if name != "__version__"]
 
 @pytest.mark.parametrize("name", PUBLIC)
 def test_the_reference_shows_it(name: str) -> None:
-    assert re.search(rf"^\.\. auto(class|exception):: tether\.{name}$", API, re.MULTILINE)
+    assert re.search(rf"^\.\. auto(class|exception|function|data):: tether\.{name}$", API,
+                     re.MULTILINE)
 
 
 @pytest.mark.parametrize("name", PUBLIC)

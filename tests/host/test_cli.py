@@ -167,3 +167,15 @@ def test_run_check_refuses_a_mistyped_program(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "line 2, column 7: Type 'number' is not assignable to type 'string'." in done.stderr
     assert "tether: invalid: " in done.stderr
+
+
+def test_output_is_live_and_events_are_json_lines(tmp_path: Path) -> None:
+    program = tmp_path / "p.py"
+    program.write_text("print('a')\nreturn 1\n")
+    live = tether("run", str(program))
+    buffered = tether("run", str(program), "--buffer")
+    assert live.stdout == buffered.stdout == "a\n=> 1\n"
+    done = tether("run", str(program), "--json", "--events")
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert lines[0] == {"event": "printed", "stream": "stdout", "text": "a\n"}
+    assert lines[-1]["status"] == "ok" and lines[-1]["value"] == 1

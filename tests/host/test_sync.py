@@ -92,3 +92,18 @@ def test_a_blocking_session_threads_the_variables() -> None:
         s.run("n = n * 2")
         assert s.run("n + 2", last_expression=True).value == 42
         assert s.save() == {"n": 40} and len(s.results) == 3
+
+
+def test_a_sync_runtime_streams_and_resumes() -> None:
+    from tether import Suspend, SyncRuntime
+
+    def later() -> str:
+        raise Suspend("tomorrow")
+
+    events: list[object] = []
+    with SyncRuntime(pool=None) as rt:
+        first = rt.run("print('a')\nreturn await later()", bindings=[later],
+                       suspendable=True, on_event=events.append)
+        assert first.status == "suspended" and first.checkpoint is not None
+        assert rt.resume(first.checkpoint, 7, bindings=[later]).value == 7
+    assert events

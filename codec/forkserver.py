@@ -1,0 +1,54 @@
+"""The CPython fork server's control messages, for both of its sides
+(host/zygote.py and guest/python/zygote.py). Not the tether protocol: fd 3
+of the template is a SOCK_SEQPACKET socket, one message per request or
+reply, and descriptors travel beside the bytes (SCM_RIGHTS). Nothing here
+does I/O.
+
+A request is a run token and the size bound of the run's writable mounts
+(``<IQ``, 0 for none), then the run's work directory (UTF-8), carrying
+three descriptors: the run's fd 3, stdout and stderr. A reply is ``<cIi``
+(kind, token, value): :data:`FORKED` (the pid as the template sees it, a
+pidfd for it attached), :data:`FAILED` (an errno), :data:`EXITED` (the exit
+status, negative for a signal; the guest is reaped).
+"""
+
+from __future__ import annotations
+
+import signal
+import struct
+
+REQUEST = struct.Struct("<IQ")
+REPLY = struct.Struct("<cIi")
+#: Descriptors a request carries.
+REQUEST_FDS = 3
+
+FORKED = b"S"
+FAILED = b"F"
+EXITED = b"X"
+#: The exit status of a guest whose template is gone (it died with it).
+LOST = -signal.SIGKILL
+
+
+def encode_request(token: int, disk_bytes: int | None, workdir: str) -> bytes:
+    return REQUEST.pack(token, disk_bytes or 0) + workdir.encode()
+
+
+def decode_request(message: bytes) -> tuple[int, int, str] | None:
+    """(token, disk_bytes, workdir), or None when ``message`` is too short."""
+    if len(message) <= REQUEST.size:
+        return None
+    token, disk_bytes = REQUEST.unpack_from(message)
+    return token, disk_bytes, message[REQUEST.size:].decode()
+
+
+def encode_reply(kind: bytes, token: int, value: int) -> bytes:
+    return REPLY.pack(kind, token, value)
+
+
+def decode_reply(message: bytes) -> tuple[bytes, int, int] | None:
+    """(kind, token, value), or None when ``message`` is not a reply (the
+    template's end of file, or garbage)."""
+    if len(message) != REPLY.size:
+        return None
+    kind, token, value = REPLY.unpack(message)
+    return kind, token, value

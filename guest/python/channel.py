@@ -1,0 +1,171 @@
+"""The CPython guest's channel: frames over fd 3 (or the stdio transport's
+pipes), and the program's printed text buffered into OUTPUT frames."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import socket
+import threading
+from typing import Any, Final, NoReturn
+
+from tether.codec import (
+    ENVELOPE_OVERHEAD,
+    NEED_DATA,
+    Connection,
+    Error,
+    Output,
+    ProtocolError,
+    Role,
+    RunLimits,
+    Stream,
+)
+
+CHANNEL_FD: Final = 3
+#: Output is sent in chunks no larger than this (and the frame ceiling).
+OUTPUT_CHUNK: Final = 64 * 1024
+#: Text buffered per stream before it is sent, when no newline comes.
+OUTPUT_BUFFER: Final = 8 * 1024
+#: Bytes read from fd 3 at a time: below glibc malloc's mmap threshold, since
+#: a larger buffer costs an mmap and a munmap per read.
+RECV_SIZE: Final = 64 * 1024
+#: Payloads from this size on are written after their header, not copied to it.
+WRITE_APART: Final = 64 * 1024
+
+
+class Channel:
+    """fd 3 (or, for the stdio transport, two pipes): blocking writes, reads
+    driven by the event loop."""
+
+    def __init__(self, read_fd: int = CHANNEL_FD, write_fd: int = CHANNEL_FD) -> None:
+        self.sock = socket.socket(fileno=CHANNEL_FD) if read_fd == write_fd else None
+        self.read_fd, self.write_fd = read_fd, write_fd
+        self.conn = Connection(Role.GUEST)
+        self._lock = threading.Lock()  # program threads print too
+
+    @classmethod
+    def stdio(cls) -> Channel:
+        """The stdio transport (spec §3.1): frames in on fd 0, out on fd 1,
+        moved to private descriptors first; the program's fd 0 then reads
+        /dev/null and its fd 1 writes where fd 2 does (R-STDIO-1)."""
+        read_fd, write_fd = os.dup(0), os.dup(1)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        os.dup2(2, 1)
+        return cls(read_fd, write_fd)
+
+    def recv(self) -> bytes:
+        return self.sock.recv(RECV_SIZE) if self.sock is not None else \
+            os.read(self.read_fd, RECV_SIZE)
+
+    def send(self, message: Any, payload: bytes | None = None) -> None:
+        with self._lock:
+            header, payload = self.conn.send_parts(message, payload)
+            if self.sock is not None and len(payload) < WRITE_APART:
+                self.sock.sendall(header + payload)
+                return
+            parts = [memoryview(header), memoryview(payload)]
+            while parts:  # a large payload goes out without a copy behind its header
+                sent = self.sock.sendmsg(parts) if self.sock is not None else \
+                    os.writev(self.write_fd, parts)
+                while parts and sent >= len(parts[0]):
+                    sent -= len(parts.pop(0))
+                if parts:
+                    parts[0] = parts[0][sent:]
+
+    def receive_blocking(self) -> Any:
+        """The next message, reading as needed (before the loop runs)."""
+        while True:
+            event = self.conn.next_event()
+            if event is not NEED_DATA:
+                return event
+            data = self.recv()
+            if data:
+                self.conn.receive_data(data)
+            else:
+                self.conn.receive_eof()
+
+    def fail(self, exc: ProtocolError) -> NoReturn:
+        """Report a connection error to the host and leave (R-ERR-1)."""
+        with contextlib.suppress(OSError, ProtocolError):
+            self.send(Error(exc.code, exc.message))
+        os._exit(1)
+
+
+class OutputBuffer:
+    """Turns writes to sys.stdout/sys.stderr into OUTPUT frames, in order."""
+
+    def __init__(self, channel: Channel, limits: RunLimits) -> None:
+        self._channel = channel
+        self._stream = Stream.STDOUT
+        self._pending: list[str] = []
+        self._pending_len = 0
+        self._chunk = min(OUTPUT_CHUNK, limits.frame_bytes - ENVELOPE_OVERHEAD) // 4
+        self._lock = threading.RLock()
+
+    def write(self, stream: Stream, text: str) -> None:
+        with self._lock:
+            if stream is not self._stream:
+                self.flush()
+                self._stream = stream
+            self._pending.append(text)
+            self._pending_len += len(text)
+            if "\n" in text or self._pending_len >= OUTPUT_BUFFER:
+                self.flush()
+
+    def flush(self) -> None:
+        with self._lock:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._pending:
+            return
+        text = "".join(self._pending)
+        self._pending.clear()
+        self._pending_len = 0
+        for start in range(0, len(text), self._chunk):
+            # All of it, past output_bytes too: the host keeps the end (R-OUTPUT-3).
+            chunk = valid_unicode(text[start : start + self._chunk])
+            self._channel.send(Output(self._stream, chunk))
+
+
+def valid_unicode(text: str) -> str:
+    """Lone surrogates become U+FFFD (R-OUTPUT-2)."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
+class ProgramStream(io.TextIOBase):
+    """What the program sees as sys.stdout / sys.stderr."""
+
+    def __init__(self, output: OutputBuffer, stream: Stream) -> None:
+        self._output = output
+        self._stream = stream
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return "utf-8"
+
+    @property
+    def name(self) -> str:
+        return f"<{self._stream.value}>"
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return False
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self._output.write(self._stream, text)
+        return len(text)
+
+    def flush(self) -> None:
+        self._output.flush()

@@ -1,0 +1,165 @@
+"""The blocking driver, and what both drivers share: a program that does
+not import asyncio is driven by hand, each binding call blocking on the
+channel until its RESULT (guest/python/aio.py is the asyncio driver)."""
+
+from __future__ import annotations
+
+from types import CodeType
+from typing import Any
+
+from tether.codec import (
+    CONNECTION_CLOSED,
+    Call,
+    Cancel,
+    ErrorCode,
+    ProtocolError,
+    Result,
+    RunLimits,
+    Value,
+    ValueModelError,
+    encode_payload,
+    to_wire_plain,
+    value_excess,
+)
+
+from .channel import Channel, OutputBuffer
+from .program import ProgramReturn
+
+
+class BindingError(Exception):
+    """A binding call failed on the host (R-RESULT-5). ``type`` names the
+    host's error (its exception class for a binding that raised), ``message``
+    is the host's text as sent, ``code`` the tether call error code,
+    ``binding`` the binding's name; ``str()`` is ``TYPE: MESSAGE``."""
+
+    # A name of the program's globals, as a builtin's: tracebacks show
+    # ``BindingError``, not the shim's module path.
+    __module__ = "builtins"
+
+    def __init__(self, name: str, type: str, message: str, code: int) -> None:
+        super().__init__(f"{type}: {message}" if message else type)
+        self.binding = name
+        self.type = type
+        self.message = message
+        self.code = code
+
+
+# Tracebacks name it as the program sees it, not by the guest's module (R-DONE-2).
+BindingError.__module__ = "builtins"
+
+
+def wire_arguments(name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+                   limits: RunLimits) -> tuple[list[Value], dict[str, Value]]:
+    """A call's arguments as wire values, or the program's error at the call
+    (R-VAL-2, R-CALL-4): nothing is sent for a call that cannot be."""
+    wire_args = []
+    all_plain = True
+    for index, arg in enumerate(args):
+        try:
+            wire, plain = to_wire_plain(arg, limits.max_depth)
+        except ValueModelError as exc:
+            raise TypeError(f"{name}() argument {index + 1}: {exc}") from None
+        wire_args.append(wire)
+        all_plain = all_plain and plain
+    wire_kwargs = {}
+    for key, arg in kwargs.items():
+        try:
+            wire_kwargs[key], plain = to_wire_plain(arg, limits.max_depth)
+        except ValueModelError as exc:
+            raise TypeError(f"{name}() argument {key!r}: {exc}") from None
+        all_plain = all_plain and plain
+    payload = encode_payload({"": [wire_args, wire_kwargs]}, plain=all_plain)
+    excess = value_excess(payload, limits.value_bytes, envelope_bytes=2, envelope_items=2)
+    if excess is not None and excess.kind == "bytes":
+        raise ValueError(f"{name}() arguments take {excess.amount} bytes, over the limit of "
+                         f"{limits.value_bytes} (value_bytes)")
+    if excess is not None:
+        raise ValueError(f"{name}() arguments hold more than "
+                         f"{excess.amount} values (value_bytes / 16)")
+    return wire_args, wire_kwargs
+
+
+class ProgramCancelled(BaseException):  # not the program's error: no "Error" suffix
+    """Raised into a program run without asyncio when CANCEL or EOF arrives."""
+
+
+class _CallRequest:
+    """What a binding awaits without asyncio: the driver makes the call."""
+
+    def __init__(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        self.name, self.args, self.kwargs = name, args, kwargs
+
+    def __await__(self) -> Any:
+        return (yield self)
+
+
+class SyncGuest:
+    """Runs a program that does not import asyncio: the coroutine is driven by
+    hand, and each binding call blocks on fd 3 until its RESULT (calls are
+    sequential without asyncio anyway)."""
+
+    def __init__(self, channel: Channel, limits: RunLimits, output: OutputBuffer) -> None:
+        self.channel = channel
+        self.limits = limits
+        self.output = output
+        self._next_id = 0
+
+    def make_binding(self, name: str) -> Any:
+        async def binding(*args: Any, **kwargs: Any) -> Any:
+            return await _CallRequest(name, args, kwargs)
+
+        binding.__name__ = binding.__qualname__ = name
+        return binding
+
+    def main(self, code: Any, namespace: dict[str, Any]) -> Any:
+        try:
+            coroutine = eval(code, namespace)  # top-level await: a coroutine, or None
+            return None if coroutine is None else self._drive(coroutine)
+        except ProgramReturn as ret:
+            return ret.value
+
+    def _drive(self, coroutine: Any) -> Any:
+        value: Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                request = coroutine.send(value) if error is None else coroutine.throw(error)
+            except StopIteration as stop:
+                return stop.value
+            value, error = None, None
+            if not isinstance(request, _CallRequest):
+                error = RuntimeError("the program awaited something other than a binding "
+                                     "call: import asyncio to use asyncio")
+                continue
+            try:
+                value = self._call(request)
+            except BaseException as exc:  # raised into the program at its await
+                error = exc
+
+    def _call(self, request: _CallRequest) -> Any:
+        wire_args, wire_kwargs = wire_arguments(request.name, request.args, request.kwargs,
+                                                self.limits)
+        self._next_id += 1
+        self.output.flush()
+        self.channel.send(Call(id=self._next_id, name=request.name, args=wire_args,
+                               kwargs=wire_kwargs))
+        try:
+            event = self.channel.receive_blocking()
+        except ProtocolError as exc:  # the host broke the protocol: not the program's error
+            self.channel.fail(exc)
+        if isinstance(event, Cancel) or event is CONNECTION_CLOSED:
+            raise ProgramCancelled  # R-CANCEL-1, R-TRANS-4
+        if not isinstance(event, Result) or event.id != self._next_id:
+            self.channel.fail(ProtocolError(ErrorCode.UNEXPECTED_MESSAGE, repr(event)[:100]))
+        if event.error is not None:
+            raise BindingError(request.name, event.error.type, event.error.message,
+                               int(event.error.code))
+        return event.value
+
+
+def imports_asyncio(code: CodeType) -> bool:
+    """Whether the compiled program (or a function in it) names asyncio, as
+    ``import asyncio`` does; a mere variable of that name only costs the
+    faster path."""
+    return any(n == "asyncio" or n.startswith("asyncio.") for n in code.co_names) or any(
+        isinstance(const, CodeType) and imports_asyncio(const) for const in code.co_consts)

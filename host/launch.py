@@ -1,0 +1,397 @@
+"""A started guest process: how it starts (spawned, under a profile), the
+run's limits applied to it (rlimits, cgroup ceilings), its cgroup, its
+statistics (CPU time, memory), the kill of its whole tree and the release
+of what it holds.
+
+Both ways of obtaining a guest produce a :class:`GuestProcess`: a new
+interpreter (:func:`launch`, :func:`start_guest`) or a fork of the CPython
+template (host/zygote.py). Once its HELLO is expected it travels as a
+:class:`StartedGuest`, which is all a Session is given.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import resource
+import select
+import signal
+import socket
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tether.codec import Connection, Hello, Role, RunLimits
+
+from . import cgroups, confinement
+from .guests import NODE_MIN_DATA, GuestCommand
+from .limits import Limits
+from .process import Child, in_thread, remove_tree, spawn
+from .reader import STEP_BYTES, between_steps
+from .sandbox import Sandbox, bwrap_argv
+
+
+def new_workdir() -> str:
+    """A host directory of a run's own (removed by :meth:`GuestProcess.release`)."""
+    return tempfile.mkdtemp(prefix="tether-run-")
+
+
+@dataclass
+class GuestProcess:
+    """A started guest: its process, the pid that runs the guest itself (inside
+    bwrap, not bwrap), and the run's cgroup if there is one."""
+
+    child: Child
+    guest_pid: int
+    cgroup: cgroups.RunCgroup | None = None
+    sandboxed: bool = False
+    #: The PID namespace's init, held by a pidfd (it is not our child, and
+    #: bwrap --new-session puts it outside bwrap's process group).
+    init_pidfd: int = -1
+    #: Forked by the template (host/zygote.py): under namespaces ``guest_pid``
+    #: is the guest itself, which is also its PID namespace's init.
+    forked: bool = False
+    _cgroup_ceilings: tuple[int | None, int | None] | None = None
+    _rlimits: tuple[str, RunLimits] | None = None
+
+    def kill(self) -> None:
+        """SIGKILL to everything at once: bwrap's group and, by killing its
+        init, the whole PID namespace, or every process in the run's cgroup
+        (a setsid()-ed escapee included)."""
+        if self.init_pidfd >= 0:
+            with contextlib.suppress(ProcessLookupError, OSError):
+                signal.pidfd_send_signal(self.init_pidfd, signal.SIGKILL)
+        self.child.signal_group(signal.SIGKILL)
+        if self.cgroup is not None and not self.sandboxed:
+            self.cgroup.signal_members()
+
+    async def terminate(self, grace: float, *, kill_now: bool = False) -> int:
+        """SIGTERM (the group, and the guest inside bwrap), ``grace``, then
+        SIGKILL to everything; reap bwrap or the guest. Returns its status."""
+        if self.init_pidfd >= 0:
+            if not kill_now and not self.child.exited.done():
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(self.program_pid(), signal.SIGTERM)
+                self.child.signal_group(signal.SIGTERM)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(self.child.exited), grace)
+            self.kill()
+            # The namespace's init exits only once every process in it has:
+            # when its pidfd turns readable, nothing of the run is left.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(_readable(self.init_pidfd), 5.0)
+        return await self.child.terminate(grace, kill_now=kill_now)
+
+    def close(self) -> None:
+        """Release every host-side resource (after terminate)."""
+        if self.init_pidfd >= 0:
+            self.kill()  # no-op after terminate; the guarantee if it never ran
+            os.close(self.init_pidfd)
+            self.init_pidfd = -1
+        self.child.close()
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
+
+    async def release(self, workdir: str | None = None) -> None:
+        """:meth:`close`, with the cgroup and ``workdir`` removed in a worker
+        thread: both block (a cgroup's rmdir retries while a dying process
+        leaves it), and the event loop serves other runs meanwhile."""
+        cgroup, self.cgroup = self.cgroup, None
+        self.close()
+
+        def remove() -> None:
+            if cgroup is not None:
+                cgroup.remove()
+            if workdir is not None:
+                remove_tree(workdir)
+
+        if cgroup is not None or workdir is not None:
+            await in_thread(remove)
+
+    def guest_status(self, code: int) -> int:
+        """The guest's exit status from the reaped process's: bwrap exits
+        128+N when the process it ran died of signal N."""
+        return 128 - code if self.sandboxed and code > 128 else code
+
+    @property
+    def profile(self) -> Sandbox:
+        return Sandbox.NAMESPACES if self.sandboxed else Sandbox.PROCESS
+
+    def program_pid(self) -> int:
+        """The process that runs the guest. Under bwrap, ``guest_pid`` is the
+        PID namespace's init and the guest is its (only) child."""
+        if not self.sandboxed or self.forked:
+            return self.guest_pid
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            return _first_child(self.guest_pid)
+        return self.guest_pid
+
+    def adopt_forked(self) -> None:
+        """For a guest forked by the template, after its HELLO (it surely runs
+        by then): under namespaces, find the guest, the one child of the
+        namespaces' init; then give it a cgroup of its own (its processes
+        stay in it)."""
+        if self.sandboxed:
+            self.guest_pid = _first_child(self.child.pid)
+        self.cgroup = _cgroup_for(self.guest_pid)
+
+    def apply_limits(self, language: str, limits: Limits) -> None:
+        """The run's limits, before its RUN: rlimits on the guest (the
+        program's processes inherit them) and the cgroup's ceilings. A warm
+        guest's are set while it waits, and only rewritten for a run whose
+        limits differ."""
+        wanted = (language, limits.wire())
+        if self._rlimits != wanted:
+            apply_rlimits(self.program_pid(), language, limits)
+            self._rlimits = wanted
+        ceilings = (limits.memory_bytes, limits.processes)
+        if self.cgroup is not None and self._cgroup_ceilings != ceilings:
+            with contextlib.suppress(OSError):
+                self.cgroup.set_limits(memory_bytes=limits.memory_bytes,
+                                       processes=limits.processes)
+                self._cgroup_ceilings = ceilings
+
+
+async def launch(command: GuestCommand, workdir: str, profile: Sandbox,
+                 raw_output_bytes: int, *, disk_bytes: int | None = None,
+                 channel_type: int = socket.SOCK_STREAM) -> GuestProcess:
+    """Start ``command`` under ``profile`` (already resolved); under
+    namespaces its writable mounts hold at most ``disk_bytes`` each."""
+    if profile is Sandbox.PROCESS:
+        argv = confinement.process_argv(command.argv, workdir, command.seccomp,
+                                        landlock=command.landlock,
+                                        confines_itself=command.confines_itself,
+                                        read=command.binds)
+        child = spawn(argv, command.env, raw_output_bytes=raw_output_bytes,
+                      channel_type=channel_type)
+        _lower_priority(os.PRIO_PGRP, child.pid)  # every thread it has (its own group)
+        guest = GuestProcess(child, child.pid)
+        # The guest forks nothing before RUN, so joining now covers the program.
+        await _off_loop(guest, _join_cgroup)
+        return guest
+    info_r, info_w = os.pipe()
+    block_r, block_w = os.pipe()
+    extra_fds = [(info_w, 4), (block_r, 5)]
+    if command.seccomp:
+        extra_fds.append((_filter_fd(command.seccomp), 6))
+    try:
+        child = spawn(bwrap_argv(command.argv, command.env, workdir, 4, 5,
+                                 disk_bytes=disk_bytes, binds=command.binds,
+                                 seccomp_fd=6 if command.seccomp else None), {},
+                      raw_output_bytes=raw_output_bytes, extra_fds=extra_fds,
+                      channel_type=channel_type)
+    except BaseException:
+        for fd in (info_r, block_w):
+            os.close(fd)
+        raise
+    finally:
+        for fd, _ in extra_fds:
+            os.close(fd)
+    guest = GuestProcess(child, child.pid, sandboxed=True)
+    try:
+        # bwrap reports the sandboxed process's pid, then waits on block_fd:
+        # it joins the cgroup before it runs a single instruction of the guest.
+        await _off_loop(guest, lambda guest: _enter_sandbox(guest, info_r))
+    finally:
+        os.close(info_r)
+        with contextlib.suppress(OSError):
+            os.write(block_w, b"go")
+        os.close(block_w)
+    return guest
+
+
+#: Guests run at this nice value (their descendants too, and a program
+#: cannot raise it again): however many processes a program sets competing
+#: for the CPU, the host's own work (other runs' timeouts, calls, teardown)
+#: keeps its share. A forked guest inherits it from its template.
+GUEST_NICE = 10
+
+
+def _lower_priority(which: int, who: int) -> None:
+    with contextlib.suppress(OSError):
+        os.setpriority(which, who, GUEST_NICE)
+
+
+def _filter_fd(bpf: bytes) -> int:
+    """A descriptor bwrap reads the filter from: a pipe holding all of it
+    (a filter is far smaller than a pipe's buffer)."""
+    read, write = os.pipe()
+    try:
+        os.write(write, bpf)
+    finally:
+        os.close(write)
+    return read
+
+
+async def _off_loop(guest: GuestProcess, work: Callable[[GuestProcess], None]) -> None:
+    """``work(guest)`` in a thread; if that fails or is cancelled, kill and
+    release everything started so far."""
+    try:
+        await in_thread(work, guest)
+    except BaseException:
+        guest.kill()
+        guest.child.signal_group(signal.SIGKILL)
+        guest.close()
+        raise
+
+
+def _join_cgroup(guest: GuestProcess) -> None:
+    with contextlib.suppress(OSError):
+        guest.cgroup = _cgroup_for(guest.child.pid)
+
+
+def _enter_sandbox(guest: GuestProcess, info_fd: int) -> None:
+    _lower_priority(os.PRIO_PGRP, guest.child.pid)
+    try:
+        info = _read_info(info_fd)
+        guest.guest_pid = int(str(info["child-pid"]))
+        # The sandbox's init, before it forks the guest: all of the run inherits it.
+        _lower_priority(os.PRIO_PROCESS, guest.guest_pid)
+        guest.init_pidfd = os.pidfd_open(guest.guest_pid)
+        guest.cgroup = _cgroup_for(guest.child.pid, guest.guest_pid)
+    except (OSError, ValueError, KeyError, TimeoutError):
+        pass  # bwrap failed to start: its exit and stderr tell why
+
+
+def _first_child(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/task/{pid}/children").read_text().split()[0])
+
+
+def _cgroup_for(*pids: int) -> cgroups.RunCgroup | None:
+    if cgroups.available().version is None:
+        return None
+    group = cgroups.RunCgroup(f"{pids[0]}-{os.urandom(4).hex()}")
+    for pid in pids:
+        group.add(pid)
+    return group
+
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """CPU time (user + system) ``pid`` and the children it reaped have used."""
+    try:
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+        try:
+            fields = os.read(fd, 4096).rsplit(b")", 1)[1].split()
+        finally:
+            os.close(fd)
+    except (OSError, IndexError):
+        return None
+    return sum(int(f) for f in fields[11:15]) / _CLOCK_TICKS
+
+
+def memory_use(pid: int, *, peak: bool) -> int | None:
+    """``pid``'s peak address space (``peak``) or its data segment now, as
+    RLIMIT_AS and RLIMIT_DATA count them."""
+    field = b"VmPeak:" if peak else b"VmData:"
+    try:
+        with open(f"/proc/{pid}/status", "rb") as status:
+            for line in status:
+                if line.startswith(field):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+async def _readable(fd: int) -> None:
+    loop = asyncio.get_running_loop()
+    ready: asyncio.Future[None] = loop.create_future()
+    loop.add_reader(fd, ready.set_result, None)
+    try:
+        await ready
+    finally:
+        loop.remove_reader(fd)
+
+
+def _read_info(fd: int) -> dict[str, object]:
+    """Read bwrap's --info-fd until it holds one whole JSON object (2 s at most)."""
+    data = b""
+    deadline = time.monotonic() + 2.0
+    while True:
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            raise TimeoutError("bwrap wrote no sandbox info")
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            raise ValueError("bwrap closed its info fd without writing")
+        data += chunk
+        with contextlib.suppress(ValueError):
+            parsed = json.loads(data)
+            if isinstance(parsed, dict):
+                return parsed
+
+
+def apply_rlimits(pid: int, language: str, limits: Limits) -> None:
+    """Lower the guest's rlimits from outside (prlimit), between its HELLO and
+    the RUN, so no program code runs unlimited even in a guest that cannot
+    limit itself. Node reserves far more address space than it uses, so it
+    gets RLIMIT_DATA instead, and --max-old-space-size for its heap.
+    ``processes`` is not an rlimit here: RLIMIT_NPROC counts every process of
+    the user (and root ignores it); the namespaces sandbox's pids cgroup
+    bounds the run's own tree instead."""
+    wire = limits.wire()
+    wanted = {
+        resource.RLIMIT_CPU: wire.cpu_seconds,
+        resource.RLIMIT_NOFILE: wire.open_files,
+        resource.RLIMIT_FSIZE: wire.file_bytes,
+    }
+    if language == "python":
+        wanted[resource.RLIMIT_AS] = wire.memory_bytes
+    elif wire.memory_bytes is not None:
+        # Node reserves address space far beyond what it uses, so RLIMIT_AS
+        # would stop it; RLIMIT_DATA bounds what it allocates (heap and
+        # Buffers alike). Below ~40 MiB Node hangs instead of failing.
+        wanted[resource.RLIMIT_DATA] = max(wire.memory_bytes, NODE_MIN_DATA)
+    for which, value in wanted.items():
+        if value is None:
+            continue
+        hard = value + 1 if which == resource.RLIMIT_CPU else value  # SIGXCPU, then SIGKILL
+        with contextlib.suppress(OSError, ValueError):
+            current = resource.prlimit(pid, which)[1]
+            if current != resource.RLIM_INFINITY:
+                hard = min(hard, current)
+            resource.prlimit(pid, which, (min(value, hard), hard))
+
+
+@dataclass
+class StartedGuest:
+    """A started guest and its connection, ready for one run. ``hello`` is
+    its HELLO when it has arrived already (a warm guest), else the run
+    reads it. ``workdir`` is the host directory to remove after the run
+    (None when the run's files live only in its own mount namespace).
+    ``since``: the loop time its start began, when the run waited for it."""
+
+    process: GuestProcess
+    workdir: str | None
+    conn: Connection
+    hello: Hello | None = None
+    since: float | None = None
+
+    @property
+    def child(self) -> Child:
+        return self.process.child
+
+
+async def start_guest(command_for: Callable[[str], GuestCommand], profile: Sandbox,
+                      limits: Limits) -> StartedGuest:
+    """A new interpreter for one run, in a work directory of its own; the
+    run reads its HELLO (its start counts in the run's wall time)."""
+    since = asyncio.get_running_loop().time()
+    workdir = new_workdir()
+    try:
+        process = await launch(command_for(workdir), workdir, profile,
+                               limits.raw_output_bytes, disk_bytes=limits.disk_bytes)
+    except BaseException:
+        remove_tree(workdir)
+        raise
+    conn = Connection(Role.HOST, step_bytes=STEP_BYTES, between_steps=between_steps,
+                      max_frame_bytes=limits.frame_bytes, max_depth=limits.max_depth)
+    return StartedGuest(process, workdir, conn, since=since)
