@@ -1,5 +1,6 @@
 // tether's Node.js guest: runs one JavaScript or TypeScript program and
-// speaks the tether protocol on fd 3 (spec §7, guest role).
+// speaks the tether protocol on fd 3 (spec §7, guest role), or, with
+// TETHER_TRANSPORT=stdio, on stdin/stdout (spec §3.1).
 //
 //   node --disable-warning=ExperimentalWarning main.mjs --cwd DIR [--warm]
 //
@@ -23,6 +24,7 @@ import { ValueModelError, fromWire, toWire } from './values.mjs';
 import { topLevel } from './toplevel.mjs';
 
 const CHANNEL_FD = 3;
+const channel = { read: CHANNEL_FD, write: CHANNEL_FD }; // private descriptors over stdio
 const LANGUAGES = ['javascript', 'typescript'];
 const FILENAME = '<program>';
 const OUTPUT_CHUNK = 16 * 1024; // characters per OUTPUT frame
@@ -57,7 +59,7 @@ class Cancelled extends Error {
   }
 }
 
-// ---- fd 3 --------------------------------------------------------------------
+// ---- the channel --------------------------------------------------------------------
 
 const nap = new Int32Array(new SharedArrayBuffer(4));
 
@@ -65,7 +67,7 @@ function writeAll(bytes) {
   let offset = 0;
   while (offset < bytes.length) {
     try {
-      offset += fs.writeSync(CHANNEL_FD, bytes, offset);
+      offset += fs.writeSync(channel.write, bytes, offset);
     } catch (err) {
       if (err.code !== 'EAGAIN') throw err;
       // The host is draining the socket: a nap this short is about the time it
@@ -609,11 +611,48 @@ function warmReads() {
   server.unref();
 }
 
+/**
+ * Reopens `/proc/self/fd/FROM` and checks the lowest free descriptor it got
+ * is `expected` (when given). Node has no dup(2); reopening a pipe, a file or
+ * a terminal through /proc gives a new descriptor to the same one.
+ */
+function reopen(from, flags, expected) {
+  const fd = fs.openSync(`/proc/self/fd/${from}`, flags);
+  if (expected !== undefined && fd !== expected) {
+    throw new Error(`fd ${from} was reopened on fd ${fd}, not fd ${expected}`);
+  }
+  return fd;
+}
+
+/**
+ * The stdio transport (R-STDIO-1): frames in on fd 0 and out on fd 1, each
+ * moved to a private descriptor before any program code runs; fd 0 then
+ * reads /dev/null and fd 1 writes where fd 2 does, so nothing written to
+ * fd 1 (a child process, fs.writeSync(1, ...)) reaches the frame stream.
+ */
+function stdioChannel() {
+  const { O_RDONLY, O_WRONLY, O_APPEND } = fs.constants;
+  channel.read = reopen(0, O_RDONLY);
+  channel.write = reopen(1, O_WRONLY);
+  fs.closeSync(0);
+  if (fs.openSync('/dev/null', O_RDONLY) !== 0) throw new Error('fd 0 was not reopened on /dev/null');
+  fs.closeSync(1);
+  reopen(2, O_WRONLY | O_APPEND, 1);
+}
+
 function main() {
-  const transport = process.env.TETHER_TRANSPORT ?? 'fd3';
-  if (transport !== '' && transport !== 'fd3') { // R-STDIO-4: fd 3 only
-    process.stderr.write(`tether-node: transport ${JSON.stringify(transport)} is not supported (fd3 only)\n`);
+  const transport = process.env.TETHER_TRANSPORT || 'fd3';
+  if (transport !== 'fd3' && transport !== 'stdio') { // R-STDIO-4
+    process.stderr.write(`tether-node: transport ${JSON.stringify(transport)} is not supported (fd3, stdio)\n`);
     process.exit(2);
+  }
+  if (transport === 'stdio') {
+    try {
+      stdioChannel();
+    } catch (err) {
+      process.stderr.write(`tether-node: the stdio transport needs stdin and stdout that /proc can reopen: ${err.message}\n`);
+      process.exit(2);
+    }
   }
   const args = process.argv.slice(2);
   const cwd = args.indexOf('--cwd');
@@ -628,7 +667,7 @@ function main() {
     warmUp();
     warmReads();
   }
-  const socket = new net.Socket({ fd: CHANNEL_FD, readable: true, writable: false, onread: reads(onData) });
+  const socket = new net.Socket({ fd: channel.read, readable: true, writable: false, onread: reads(onData) });
   socket.on('end', onEof);
   socket.on('error', onEof);
 }

@@ -297,6 +297,28 @@ def preload(modules: Sequence[str]) -> None:
             sys.stderr.write(f"tether: cannot preload {name}: {type(exc).__name__}: {exc}\n")
 
 
+#: RUN's resource limits and the rlimit each sets (R-RUN-4).
+RLIMITS = (("memory_bytes", "RLIMIT_AS"), ("cpu_seconds", "RLIMIT_CPU"),
+           ("open_files", "RLIMIT_NOFILE"), ("file_bytes", "RLIMIT_FSIZE"),
+           ("processes", "RLIMIT_NPROC"))
+
+
+def limit_self(limits: RunLimits) -> None:
+    """Over stdio the host may be on another machine and cannot set the
+    run's rlimits from outside: the guest lowers its own (never raising a
+    limit already set; the container's limits hold besides)."""
+    import resource
+
+    for field, name in RLIMITS:
+        value = getattr(limits, field)
+        if value is None:
+            continue
+        _, hard = resource.getrlimit(getattr(resource, name))
+        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        with contextlib.suppress(OSError, ValueError):
+            resource.setrlimit(getattr(resource, name), (value, value))
+
+
 def main(cwd: str | None, warm: bool = False, stdio: bool = False) -> None:
     """``warm``: the guest waits in a pool, so it loads asyncio and makes its
     event loop before RUN; a cold guest loads them only for a program that
@@ -327,6 +349,8 @@ def main(cwd: str | None, warm: bool = False, stdio: bool = False) -> None:
         # Past file_bytes (RLIMIT_FSIZE, set by the host) a write fails with
         # EFBIG instead of killing the process.
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        if stdio:
+            limit_self(run.limits)
         run_program(channel, run, loop)
     except ProtocolError as exc:
         channel.fail(exc)

@@ -212,10 +212,22 @@ def test_levels_come_from_the_key_words() -> None:
         ("R-A-1", "3", "MUST"), ("R-A-2", "3", "SHOULD"), ("R-A-3", "3.1", "MAY")]
 
 
+@pytest.mark.parametrize("language", ["python", "javascript"])
 @pytest.mark.parametrize("transcript", TRANSCRIPT_LIST, ids=IDS)
-def test_our_python_guest_passes_over_stdio(transcript: Transcript) -> None:
+def test_our_guests_pass_over_stdio(transcript: Transcript, language: str) -> None:
     """Spec §3.1: the same transcripts over stdin/stdout (R-STDIO-1, R-STDIO-4)."""
-    case = asyncio.run(check_guest(transcript, "python", our_guest("python"), strict=True,
+    case = asyncio.run(check_guest(transcript, language, our_guest(language), strict=True,
+                                   transport="stdio"))
+    assert case.verdict in ("pass", "skip"), case.detail
+
+
+@pytest.mark.parametrize("language", ["python", "javascript"])
+@pytest.mark.parametrize("transcript", TRANSCRIPT_LIST, ids=IDS)
+def test_the_standalone_guests_pass_over_stdio(transcript: Transcript, language: str) -> None:
+    """``python -m tether.guest --stdio [--language javascript]``, as an
+    image that is not the host runs it."""
+    argv = [sys.executable, "-m", "tether.guest", "--stdio", "--language", language]
+    case = asyncio.run(check_guest(transcript, language, command_guest(argv), strict=True,
                                    transport="stdio"))
     assert case.verdict in ("pass", "skip"), case.detail
 

@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_readme_names_every_module() -> None:
     readme = (ROOT / "README.md").read_text()
     named = set(re.findall(r"`((?:codec|host|guest)/[\w/]+\.(?:py|mjs))`", readme))
-    modules = {str(p.relative_to(ROOT)) for folder in ("codec", "host", "guest/python")
+    modules = {str(p.relative_to(ROOT)) for folder in ("codec", "host", "guest", "guest/python")
                for p in (ROOT / folder).glob("*.py") if p.name != "__init__.py"}
     modules |= {str(p.relative_to(ROOT)) for p in (ROOT / "guest" / "node").glob("*.mjs")}
     assert modules - named == set(), "modules the README's layout does not name"

@@ -1,16 +1,20 @@
 """R-STDIO-4: the transport is chosen by TETHER_TRANSPORT. A guest asked for
-one it does not speak says so on fd 2 and exits before sending anything: the
-Node guest speaks fd 3 only, the CPython guest fd 3 and stdio (the
-conformance suite runs it over stdio, tests/conformance)."""
+one it does not speak says so on fd 2 and exits before sending anything; both
+guests speak fd 3 and stdio (the conformance suite runs them over stdio,
+tests/conformance). R-STDIO-1: over stdio, whatever the program writes to
+fd 1 itself lands on fd 2, never in the frame stream."""
 
 from __future__ import annotations
 
 import asyncio
 import shutil
+import sys
 import tempfile
+from collections.abc import Sequence
 
 import pytest
 
+from tether.codec import NEED_DATA, Connection, Done, Hello, Role, Run, RunLimits
 from tether.host.guests import Interpreters, guest_command
 from tether.host.limits import Limits
 from tether.host.process import spawn
@@ -38,7 +42,7 @@ async def _start(language: str, transport: str) -> tuple[int, str, bytes]:
 
 
 @pytest.mark.parametrize(("language", "transport"), [
-    ("python", "carrier-pigeon"), ("javascript", "carrier-pigeon"), ("javascript", "stdio")])
+    ("python", "carrier-pigeon"), ("javascript", "carrier-pigeon")])
 def test_a_guest_asked_for_a_transport_it_lacks_says_so_and_exits(language: str,
                                                                    transport: str) -> None:
     if language == "javascript" and shutil.which("node") is None:
@@ -47,3 +51,95 @@ def test_a_guest_asked_for_a_transport_it_lacks_says_so_and_exits(language: str,
     assert code != 0
     assert transport in stderr
     assert received == b""  # not even HELLO on fd 3
+
+
+#: Programs that write to fd 1 behind the guest's back: straight to the
+#: descriptor, and through a child process that inherits it.
+STRAY = {
+    "python": "import os, subprocess\n"
+              "os.write(1, b'stray-direct\\n')\n"
+              "subprocess.run(['/bin/echo', 'stray-child'])\n"
+              "print('captured')\n"
+              "return 7",
+    "javascript": "const fs = require('node:fs');\n"
+                  "fs.writeSync(1, 'stray-direct\\n');\n"
+                  "require('node:child_process').spawnSync('/bin/echo', ['stray-child'], "
+                  "{ stdio: 'inherit' });\n"
+                  "console.log('captured');\n"
+                  "return 7",
+}
+
+
+async def _run_over_stdio(language: str, source: str, argv: Sequence[str] | None = None,
+                          **resources: int) -> tuple[list[object], str]:
+    """Run ``source`` in our guest for ``language`` (or started by ``argv``)
+    over stdio: the guest's messages, and what it wrote to fd 2."""
+    workdir = tempfile.mkdtemp(prefix="tether-transport-")
+    try:
+        command = guest_command(language, workdir, Limits(), Interpreters())
+        process = await asyncio.create_subprocess_exec(
+            *(argv or command.argv), stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            env={**command.env, "TETHER_TRANSPORT": "stdio"}, cwd=workdir)
+        assert process.stdin is not None and process.stdout is not None
+        assert process.stderr is not None
+        host = Connection(Role.HOST)
+        events: list[object] = []
+        limits = RunLimits(output_bytes=65536, value_bytes=65536, frame_bytes=1 << 20,
+                           max_depth=64, max_calls_in_flight=8, **resources)
+        while not any(isinstance(e, Done) for e in events):
+            event = host.next_event()
+            if event is NEED_DATA:
+                data = await asyncio.wait_for(process.stdout.read(65536), 20)
+                assert data, "the guest closed stdout before DONE"
+                host.receive_data(data)
+                continue
+            events.append(event)
+            if isinstance(event, Hello):
+                process.stdin.write(host.send(Run(source, language, (), limits)))
+        process.stdin.close()
+        await asyncio.wait_for(process.wait(), 20)
+        return events, (await process.stderr.read()).decode()
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+@pytest.mark.parametrize("language", ["python", "javascript"])
+def test_over_stdio_writes_to_fd_1_land_on_fd_2(language: str) -> None:
+    if language == "javascript" and shutil.which("node") is None:
+        pytest.skip("Node.js is not installed")
+    events, stderr = asyncio.run(_run_over_stdio(language, STRAY[language]))
+    assert isinstance(events[0], Hello)
+    assert isinstance(events[-1], Done) and events[-1].value == 7
+    assert "captured" in "".join(getattr(e, "text", "") for e in events)
+    assert "stray-direct" in stderr and "stray-child" in stderr
+
+
+#: ``python -m tether.guest`` where the host's code and construct cannot be
+#: imported: an image with a plain ``pip install tether`` needs neither.
+WITHOUT_HOST = ("import runpy, sys\n"
+                "sys.modules.update(dict.fromkeys(('construct', 'pydantic', 'tether.host')))\n"
+                "runpy.run_module('tether.guest', run_name='__main__', alter_sys=True)\n")
+
+
+@pytest.mark.parametrize("language", ["python", "javascript"])
+def test_the_standalone_guest_runs_without_the_host(language: str) -> None:
+    if language == "javascript" and shutil.which("node") is None:
+        pytest.skip("Node.js is not installed")
+    program = {"python": "print('hi')\nreturn 6 * 7",
+               "javascript": "console.log('hi'); return 6 * 7"}
+    argv = [sys.executable, "-c", WITHOUT_HOST, "--stdio", "--language", language]
+    events, stderr = asyncio.run(_run_over_stdio(language, program[language], argv))
+    assert isinstance(events[-1], Done) and events[-1].value == 42, stderr
+    assert "hi" in "".join(getattr(e, "text", "") for e in events)
+
+
+def test_over_stdio_the_python_guest_sets_runs_rlimits_itself() -> None:
+    """R-STDIO-5: a host across a stream cannot prlimit the guest; the
+    CPython guest lowers its own rlimits from RUN's limits (R-RUN-4)."""
+    source = ("import resource\n"
+              "return [resource.getrlimit(getattr(resource, n))[0] for n in "
+              "('RLIMIT_NOFILE', 'RLIMIT_FSIZE', 'RLIMIT_CPU')]")
+    events, stderr = asyncio.run(_run_over_stdio("python", source, open_files=64,
+                                                 file_bytes=1 << 20, cpu_seconds=30))
+    assert isinstance(events[-1], Done) and events[-1].value == [64, 1 << 20, 30], stderr
