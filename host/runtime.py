@@ -374,10 +374,11 @@ class Runtime:
         return prompt.text(describe_bindings(bindings), language, limits or self.limits,
                            summary_only=summary_only, modules=modules)
 
-    def _defer(self, teardown: Coroutine[Any, Any, None]) -> None:
+    def _defer(self, teardown: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         task = asyncio.get_running_loop().create_task(teardown)
         self._teardowns.add(task)
         task.add_done_callback(self._teardowns.discard)
+        return task
 
     async def aclose(self) -> None:
         """Stop the warm guests, end every run still going (status

@@ -86,7 +86,7 @@ class Session:
         limits: Limits,
         guest: StartedGuest,
         *,
-        defer: Callable[[Coroutine[Any, Any, None]], None] | None = None,
+        defer: Callable[[Coroutine[Any, Any, None]], asyncio.Future[None]] | None = None,
         wire_tap: Callable[[str, bytes], None] | None = None,
         binding_threads: Executor | None = None,
         variables: dict[str, Any] | None = None,
@@ -196,11 +196,14 @@ class Session:
                 owned = None
             return result
         finally:
-            # Reached with an exception too, e.g. when run() itself is cancelled.
+            # Reached with an exception too, e.g. when run() itself is cancelled
+            # (perhaps twice): the teardown is a task of its own, which the
+            # Runtime's close waits for, so a second cancellation cannot cut
+            # it short.
             if owned is not None:
-                if owned.returncode is None:
-                    await asyncio.shield(self._shut_down(ending))
-                await self._release(workdir)
+                teardown = self._teardown(ending, workdir)
+                await asyncio.shield(self._defer(teardown) if self._defer is not None
+                                     else asyncio.ensure_future(teardown))
 
     async def _teardown(self, ending: Ending, workdir: str | None) -> None:
         try:
