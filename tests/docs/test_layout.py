@@ -16,3 +16,11 @@ def test_the_readme_names_every_module() -> None:
     modules |= {str(p.relative_to(ROOT)) for p in (ROOT / "guest" / "node").glob("*.mjs")}
     assert modules - named == set(), "modules the README's layout does not name"
     assert named - modules == set(), "modules the README names that do not exist"
+
+
+def test_the_host_imports_nothing_of_the_guests() -> None:
+    """The host and the guests meet only in the codec (and the spec)."""
+    importing = re.compile(r"^\s*(from|import)\s+(tether\.guest|\.\.guest)\b", re.M)
+    offenders = [str(p) for p in sorted((ROOT / "host").glob("*.py"))
+                 if importing.search(p.read_text())]
+    assert offenders == []
