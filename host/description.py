@@ -410,3 +410,21 @@ def constraints(schema: Any) -> str:
         return ""
     return ", ".join(text.format(schema[key]) if "{}" in text else text
                      for key, text in _CONSTRAINTS if key in schema and schema[key] is not False)
+
+
+def type_name(name: str) -> str:
+    """The CamelCase name a rendered declaration gives a schema's type."""
+    return "".join(part[:1].upper() + part[1:] for part in identifier(name).split("_"))
+
+
+def schema_text(schema: Any, root: Mapping[str, Any]) -> str:
+    """What a schema tells about itself, for a comment or docstring: its
+    description (or its referenced type's) and its constraints."""
+    if not isinstance(schema, Mapping):
+        return ""
+    about = schema.get("description")
+    if not about and "$ref" in schema:
+        about = resolve(schema, root).get("description")
+    text = about.strip() if isinstance(about, str) else ""
+    limits = constraints(schema)
+    return f"{text} ({limits})" if text and limits else text or limits

@@ -12,7 +12,7 @@ import keyword
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .description import Description, ParamKind, constraints, ref_name, resolve
+from .description import Description, ParamKind, ref_name, resolve, schema_text, type_name
 from .identifiers import identifier
 
 HEADER = "from typing import Any, Literal, NotRequired, TypedDict\n"
@@ -80,12 +80,12 @@ class _Types:
         required = set(schema.get("required", []))
         fields = []
         for field, sub in schema["properties"].items():
-            text = self.expression(sub, root, name + _camel(field))
+            text = self.expression(sub, root, name + type_name(field))
             fields.append((field, text if field in required else f"NotRequired[{text}]",
-                           _description(sub, root)))
+                           schema_text(sub, root)))
         if all(_is_name(f) for f, _, _ in fields):
             lines = [f"class {name}(TypedDict):"]
-            doc = _description(schema, root)
+            doc = schema_text(schema, root)
             if doc:
                 lines.append(_docstring(doc, "    "))
             for field, text, about in fields:
@@ -134,12 +134,12 @@ def docstring(description: Description) -> str:
     """The description, then ``Args:`` and ``Returns:`` where they say anything."""
     root = description.parameters
     properties = root.get("properties", {})
-    args = [(p.name, _description(properties.get(p.name, {}), root)) for p in description.params]
+    args = [(p.name, schema_text(properties.get(p.name, {}), root)) for p in description.params]
     text = description.doc
     if any(about for _, about in args):
         text += "\n\nArgs:\n" + "\n".join(f"    {name}: {_one_line(about)}"
                                           for name, about in args if about)
-    returns = _description(description.result, description.result or {})
+    returns = schema_text(description.result, description.result or {})
     if returns:
         text += f"\n\nReturns:\n    {_one_line(returns)}"
     return text.strip()
@@ -148,7 +148,7 @@ def docstring(description: Description) -> str:
 def _signature(description: Description, types: _Types) -> tuple[list[str], str]:
     root = description.parameters
     properties = root.get("properties", {})
-    base = _camel(description.identifier)
+    base = type_name(description.identifier)
     result = description.result
     returns = "Any" if result is None else types.expression(result, result, base + "Result")
     if description.explicit and not all(_is_name(key) for key in properties):
@@ -159,7 +159,7 @@ def _signature(description: Description, types: _Types) -> tuple[list[str], str]
     star = slash = False
     for param in description.params:
         schema = properties.get(param.name, {})
-        hint = base + _camel(param.name)
+        hint = base + type_name(param.name)
         if param.kind is ParamKind.VAR_POSITIONAL:
             item = resolve(schema, root).get("items", {}) if isinstance(schema, Mapping) else {}
             parts.append(f"*{param.name}: {types.expression(item, root, hint)}")
@@ -198,21 +198,6 @@ def _literal(value: Any) -> str:
 def _union(items: Iterable[str]) -> str:
     unique = list(dict.fromkeys(items))
     return "Any" if "Any" in unique else " | ".join(unique)
-
-
-def _camel(name: str) -> str:
-    return "".join(part[:1].upper() + part[1:] for part in identifier(name).split("_"))
-
-
-def _description(schema: Any, root: Mapping[str, Any]) -> str:
-    if not isinstance(schema, Mapping):
-        return ""
-    about = schema.get("description")
-    if not about and "$ref" in schema:
-        about = resolve(schema, root).get("description")
-    text = about.strip() if isinstance(about, str) else ""
-    limits = constraints(schema)
-    return f"{text} ({limits})" if text and limits else text or limits
 
 
 def _one_line(text: str) -> str:

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .description import Description, ParamKind, constraints, ref_name, resolve
+from .description import Description, ParamKind, ref_name, resolve, schema_text, type_name
 from .identifiers import identifier
 
 _PLAIN_KEY = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
@@ -75,12 +75,12 @@ class _Types:
         lines = []
         for field, sub in schema["properties"].items():
             key = field if _PLAIN_KEY.fullmatch(field) else json.dumps(field)
-            about = _description(sub, root)
+            about = schema_text(sub, root)
             if about:
                 lines.append(f"{indent}  /** {_comment(about)} */")
             optional = "" if field in required else "?"
             lines.append(f"{indent}  {key}{optional}: "
-                         f"{self.expression(sub, root, hint + _camel(field))};")
+                         f"{self.expression(sub, root, hint + type_name(field))};")
         return "{\n" + "\n".join(lines) + f"\n{indent}}}"
 
     def _interface(self, schema: Mapping[str, Any], root: Mapping[str, Any], hint: str) -> str:
@@ -94,7 +94,7 @@ class _Types:
         self._taken.add(name)
         self._named[key] = name
         body = self._object(schema, root, name, "")
-        about = _description(schema, root)
+        about = schema_text(schema, root)
         head = f"/** {_comment(about)} */\n" if about else ""
         self.interfaces.append(f"{head}interface {name} {body}")
         return name
@@ -126,9 +126,9 @@ def jsdoc(description: Description) -> str:
     properties = root.get("properties", {})
     lines = [_comment(line) for line in description.doc.split("\n")] if description.doc else []
     params = [] if description.explicit else [
-        (p.name, _description(properties.get(p.name, {}), root)) for p in _positional(description)]
+        (p.name, schema_text(properties.get(p.name, {}), root)) for p in _positional(description)]
     tags = [f"@param {name} {_comment(about)}" for name, about in params if about]
-    returns = _description(description.result, description.result or {})
+    returns = schema_text(description.result, description.result or {})
     if returns:
         tags.append(f"@returns {_comment(returns)}")
     if tags:
@@ -145,7 +145,7 @@ def _positional(description: Description) -> list[Any]:
 
 def _signature(description: Description, types: _Types) -> str:
     root = description.parameters
-    base = _camel(description.identifier)
+    base = type_name(description.identifier)
     result = description.result
     returns = "any" if result is None else types.expression(result, result, base + "Result")
     if description.explicit:
@@ -156,7 +156,7 @@ def _signature(description: Description, types: _Types) -> str:
     parts = []
     for param in _positional(description):
         schema = properties.get(param.name, {})
-        hint = base + _camel(param.name)
+        hint = base + type_name(param.name)
         name = identifier(param.name)
         if param.kind is ParamKind.VAR_POSITIONAL:
             item = resolve(schema, root).get("items", {}) if isinstance(schema, Mapping) else {}
@@ -177,21 +177,6 @@ def _is_record(schema: Any) -> bool:
 def _union(items: Iterable[str]) -> str:
     unique = list(dict.fromkeys(items))
     return "any" if "any" in unique else " | ".join(unique)
-
-
-def _camel(name: str) -> str:
-    return "".join(part[:1].upper() + part[1:] for part in identifier(name).split("_"))
-
-
-def _description(schema: Any, root: Mapping[str, Any]) -> str:
-    if not isinstance(schema, Mapping):
-        return ""
-    about = schema.get("description")
-    if not about and "$ref" in schema:
-        about = resolve(schema, root).get("description")
-    text = about.strip() if isinstance(about, str) else ""
-    limits = constraints(schema)
-    return f"{text} ({limits})" if text and limits else text or limits
 
 
 def _comment(text: str) -> str:
