@@ -103,8 +103,10 @@ class SpawnStarter:
             launched = await launch(self._command_for(workdir, True), workdir, self._profile,
                                     self._limits.raw_output_bytes,
                                     disk_bytes=self._limits.disk_bytes)
-        except BaseException:
+        except BaseException as exc:
             remove_tree(workdir)
+            if isinstance(exc, OSError):  # the host is out of processes or descriptors
+                raise GuestStartError(str(exc)) from exc
             raise
         return await _until_hello(launched, workdir, self._prepare)
 
@@ -152,6 +154,8 @@ class ForkStarter:
                     remove_tree(workdir)
                 raise
             guest = await _until_hello(launched, workdir, self._prepare)
+        except OSError as exc:  # the host's own descriptors ran out: says nothing of forking
+            raise GuestStartError(str(exc)) from exc
         except (ZygoteError, GuestStartError) as exc:
             self._failures += 1
             if not self.cheap:
@@ -199,11 +203,15 @@ async def _until_hello(launched: GuestProcess, workdir: str | None,
                     conn.receive_data(data)
     except (GuestStartError, ProtocolError, TimeoutError, OSError, ValueError, IndexError,
             asyncio.CancelledError) as exc:
-        await launched.terminate(0.1, kill_now=True)
-        await launched.release(workdir)
+        try:
+            with contextlib.suppress(OSError):
+                await launched.terminate(0.1, kill_now=True)
+        finally:
+            await launched.release(workdir)
         if isinstance(exc, asyncio.CancelledError):
             raise
-        raise GuestStartError(str(exc)) from exc
+        said = child.raw_stderr.text().strip()
+        raise GuestStartError(f"{exc}: {said}" if said else str(exc)) from exc
 
 
 class GuestPool:

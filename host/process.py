@@ -79,7 +79,7 @@ class Child:
     def signal_group(self, signum: int) -> None:
         """Signal every process in the child's group (the child may be a zombie
         not yet reaped, which keeps the group id from being reused)."""
-        if self._reaped:
+        if self._reaped or self.pid <= 1:  # killpg(-1) or (0) would reach far beyond the run
             return
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signum)
@@ -314,7 +314,10 @@ def remove_tree(path: str) -> None:
             os.chmod(os.path.dirname(name), stat.S_IRWXU)
             os.chmod(name, stat.S_IRWXU)
         with contextlib.suppress(OSError):
-            function(name)
+            if function in (os.rmdir, os.unlink):
+                function(name)
+            else:  # it could not even be opened (no descriptors left): if empty, it goes
+                os.rmdir(name)
 
     if sys.version_info >= (3, 12):
         shutil.rmtree(path, onexc=retry)

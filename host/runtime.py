@@ -30,7 +30,7 @@ from .guests import (
 )
 from .limits import Limits
 from .pool import ForkStarter, GuestPool, PoolConfig, SpawnStarter, Starter, discard
-from .result import RunError, RunResult
+from .result import RunError, RunResult, Status
 from .sandbox import Sandbox, resolve
 from .seccomp import SeccompUnavailable, SyscallFilter
 from .session import Session
@@ -264,7 +264,11 @@ class Runtime:
                 await discard(ready)
             raise RuntimeError("this Runtime is closed")
         if ready is None:
-            ready = await pool.start_cold(limits)
+            try:
+                ready = await pool.start_cold(limits)
+            except OSError as exc:  # the host is out of processes or descriptors
+                return RunResult(status=Status.CRASHED, error=RunError(
+                    "GuestCrashed", f"the guest could not be started: {exc}"))
             if self._closed:
                 await discard(ready)
                 raise RuntimeError("this Runtime is closed")

@@ -234,8 +234,12 @@ class Zygote:
 
 
 def _pid_of(pidfd: int) -> int:
-    """The pid (as the host sees it) of the process a pidfd refers to."""
+    """The pid (as the host sees it) of the process a pidfd refers to; -1
+    there means the process has already been reaped."""
     for line in Path(f"/proc/self/fdinfo/{pidfd}").read_text().splitlines():
         if line.startswith("Pid:"):
-            return int(line.split()[1])
+            pid = int(line.split()[1])
+            if pid <= 1:
+                raise ZygoteError("the forked guest exited before the host heard of it")
+            return pid
     raise ZygoteError("the template sent a descriptor that is not a pidfd")
