@@ -14,7 +14,7 @@ import tempfile
 
 import pytest
 
-from tether.host.process import Child, CappedBuffer
+from tether.host.process import CappedBuffer, Child
 from tether.host.sandbox import detect
 from tether.host.zygote import ZygoteError, _pid_of
 
