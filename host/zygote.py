@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
 import socket
 from collections.abc import Callable
@@ -116,8 +117,12 @@ class Zygote:
                 return
             kind, token, value = reply
             forked = self._forks.pop(token, None) if kind in (FORKED, FAILED) else None
-            if kind == FORKED and fds and forked is not None and not forked.done():
-                forked.set_result(fds.pop())
+            if kind == FORKED and forked is not None and not forked.done():
+                if fds:
+                    forked.set_result(fds.pop())
+                else:  # the kernel dropped it: the host had no descriptor left
+                    forked.set_exception(OSError(
+                        errno.EMFILE, "the forked guest's pidfd did not arrive"))
             elif kind == FAILED and forked is not None and not forked.done():
                 forked.set_exception(ZygoteError(f"fork failed: {os.strerror(value)}"))
             elif kind == EXITED and token in self._exits:

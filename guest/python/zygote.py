@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import fcntl
 import gc
 import os
 import select
@@ -49,7 +50,9 @@ from tether.codec.forkserver import (
 from . import confine, shim
 from .channel import CHANNEL_FD
 
-_CONTROL_FD = 10  # fd 3 becomes each guest's channel
+#: The control socket moves off fd 3 (each guest's channel) to the lowest free
+#: descriptor from here: never onto one the template holds (a Landlock rule's).
+_CONTROL_FLOOR = 10
 
 _CLONE_NEWNS = 0x00020000
 _CLONE_NEWUTS = 0x04000000
@@ -89,11 +92,11 @@ class _Template:
     """The fork server's loop and its bookkeeping."""
 
     def __init__(self, isolate: bool, confinement: confine.Confinement) -> None:
-        os.dup2(CHANNEL_FD, _CONTROL_FD)
+        control = fcntl.fcntl(CHANNEL_FD, fcntl.F_DUPFD_CLOEXEC, _CONTROL_FLOOR)
         os.close(CHANNEL_FD)
         self.isolate = isolate
         self.confinement = confinement
-        self.control = socket.socket(fileno=_CONTROL_FD)
+        self.control = socket.socket(fileno=control)
         self.wake_r, self.wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         self.running: dict[int, int] = {}  # run token -> pid, until its exit is reported
 
