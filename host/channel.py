@@ -9,6 +9,8 @@ through a backlog."""
 from __future__ import annotations
 
 import asyncio
+import collections
+import itertools
 import socket
 from collections.abc import Callable
 
@@ -21,6 +23,17 @@ READS_PER_TURN = 16
 #: Unsent bytes past which the guest is not read until it reads: a guest that
 #: sends calls and never reads their results cannot grow the host's memory.
 OUTBOX_LIMIT = 4 * 1024 * 1024
+#: Buffers one sendmsg() takes at most (Linux's UIO_MAXIOV).
+IOV_MAX = 1024
+
+
+def _past(views: list[memoryview], sent: int) -> list[memoryview]:
+    """What is left of ``views`` once ``sent`` bytes of them went out."""
+    while views and sent >= len(views[0]):
+        sent -= len(views.pop(0))
+    if views and sent:
+        views[0] = views[0][sent:]
+    return views
 
 
 class Channel:
@@ -36,7 +49,8 @@ class Channel:
         self._on_eof = on_eof
         self._tap = tap  # sees ("in" | "out", bytes) in wire order (the conformance recorder)
         self._loop = asyncio.get_running_loop()
-        self._outbox = bytearray()
+        self._outbox: collections.deque[memoryview] = collections.deque()
+        self._unsent = 0  # bytes in the outbox
         self._reading = True
         self._closed = False
         self._eof = False
@@ -74,38 +88,47 @@ class Channel:
                 return False  # level-triggered: the next turn reads on
         return self._eof or self._closed
 
-    def write(self, data: bytes) -> None:
+    def write(self, *parts: bytes) -> None:
+        """Send ``parts`` (a frame's header and its payload, say) in order,
+        without joining them: what the socket does not take now waits as
+        views of them, so a large payload is never copied here."""
         if self._closed:
             return
-        self.bytes_out += len(data)
-        if self._tap is not None:
-            self._tap("out", data)
-        if self._outbox:
-            self._outbox += data
-            return
-        try:
-            sent = self._sock.send(data)
-        except BlockingIOError:
-            sent = 0
-        except OSError:
-            return  # the guest is gone; its exit is noticed elsewhere
-        if sent < len(data):
-            self._outbox += data[sent:]
-            self._loop.add_writer(self._sock.fileno(), self._flush)
-        if len(self._outbox) > OUTBOX_LIMIT:
+        for part in parts:
+            self.bytes_out += len(part)
+            if self._tap is not None:
+                self._tap("out", part)
+        views = [memoryview(part) for part in parts if part]
+        if not self._outbox:
+            try:
+                sent = self._sock.sendmsg(views)
+            except BlockingIOError:
+                sent = 0
+            except OSError:
+                return  # the guest is gone; its exit is noticed elsewhere
+            views = _past(views, sent)
+            if views:
+                self._loop.add_writer(self._sock.fileno(), self._flush)
+        self._outbox.extend(views)
+        self._unsent += sum(len(view) for view in views)
+        if self._unsent > OUTBOX_LIMIT:
             self._stop_reading()
 
     def _flush(self) -> None:
         try:
-            sent = self._sock.send(self._outbox)
+            sent = self._sock.sendmsg(list(itertools.islice(self._outbox, IOV_MAX)))
         except BlockingIOError:
             return
         except OSError:
-            sent = len(self._outbox)
-        del self._outbox[:sent]
+            sent = self._unsent
+        self._unsent -= sent
+        while self._outbox and sent >= len(self._outbox[0]):
+            sent -= len(self._outbox.popleft())
+        if self._outbox and sent:
+            self._outbox[0] = self._outbox[0][sent:]
         if not self._outbox:
             self._loop.remove_writer(self._sock.fileno())
-        if len(self._outbox) <= OUTBOX_LIMIT and self._want_reading:
+        if self._unsent <= OUTBOX_LIMIT and self._want_reading:
             self.resume_reading()
 
     def _stop_reading(self) -> None:
@@ -121,7 +144,7 @@ class Channel:
     def resume_reading(self) -> None:
         self._want_reading = True
         if not self._reading and not self._closed and not self._eof \
-                and len(self._outbox) <= OUTBOX_LIMIT:
+                and self._unsent <= OUTBOX_LIMIT:
             self._reading = True
             self._loop.add_reader(self._sock.fileno(), self.read_available)
 
@@ -133,3 +156,4 @@ class Channel:
             if self._outbox:
                 self._loop.remove_writer(self._sock.fileno())
                 self._outbox.clear()
+                self._unsent = 0

@@ -187,7 +187,8 @@ class Runtime:
         program did; raises ValueError/TypeError for bad arguments,
         SandboxUnavailable for a sandbox this machine lacks, GuestUnavailable
         when the language's interpreter (Node.js) is missing, RuntimeError if
-        the Runtime is closed before the run has its guest, and
+        the Runtime is closed already (a run whose guest is still starting
+        when it closes ends ``cancelled``), and
         CancelledError if the calling task is cancelled (after cleaning up)."""
         self._check_loop()
         if self._closed:
@@ -259,19 +260,18 @@ class Runtime:
                      replay: Replay | None) -> RunResult:
         pool = self._pool(language, limits, profile)
         ready = await pool.acquire()
-        if self._closed:  # closed while a guest was being forked for this run
-            if ready is not None:
-                await discard(ready)
-            raise RuntimeError("this Runtime is closed")
-        if ready is None:
+        if ready is None and not self._closed:
             try:
                 ready = await pool.start_cold(limits)
             except OSError as exc:  # the host is out of processes or descriptors
                 return RunResult(status=Status.CRASHED, error=RunError(
                     "GuestCrashed", f"the guest could not be started: {exc}"))
-            if self._closed:
+        if self._closed:  # closed while this run's guest was starting
+            if ready is not None:
                 await discard(ready)
-                raise RuntimeError("this Runtime is closed")
+            return RunResult(status=Status.CANCELLED, error=RunError(
+                "Cancelled", "the runtime was closed before the program started"))
+        assert ready is not None
         trace = None if self.tracing is None else self.tracing.start(language, str(profile))
         session = Session(source, language, prepared, limits, ready, defer=self._defer,
                           binding_threads=self._binding_threads,

@@ -572,10 +572,10 @@ class Session:
             self._held.append((message, payload))  # the connection is in the decoding thread
             return
         try:
-            data = self._conn.send(message, payload)
+            header, payload = self._conn.send_parts(message, payload)
         except ProtocolError:
             return  # e.g. RESULT racing the end of the run: nothing to say
-        self._channel.write(data)
+        self._channel.write(header, payload)
 
     def _send_held(self) -> None:
         held, self._held = self._held, []
