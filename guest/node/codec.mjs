@@ -2,12 +2,6 @@
 // payloads, message schemas and the guest's side of the state table.
 // Sans-IO: bytes in, messages out; messages in, bytes out.
 
-import { cdeEncodeOptions, defaultEncodeOptions } from 'cbor2';
-import {
-  writeBigInt, writeInt, writeNumber, writeString, writeUint8Array,
-} from 'cbor2/encoder';
-import { Writer } from 'cbor2/writer';
-
 export const MAGIC = [0x54, 0x48];
 export const VERSION = 1;
 export const HEADER_SIZE = 10;
@@ -439,12 +433,13 @@ function floatSize(n) {
 
 /**
  * Preferred serialization of a wire value, every map in its own order
- * (R-CBOR-2). Maps and arrays are written here, each map key's encoding
- * cached (records repeat their keys), and everything else with cbor2's
- * writers in its shortest-form options.
+ * (R-CBOR-2): shortest heads, integers as integers (bignums past 64 bits),
+ * other numbers in the shortest float width that holds them exactly, NaN as
+ * f97e00 (R-CBOR-5). Each map key's encoding is cached (records repeat
+ * their keys).
  */
 export function encodePayload(item) {
-  const writer = new Writer({ chunkSize: 4096 });
+  const writer = new Writer();
   writeWire(item, writer);
   return writer.read();
 }
@@ -456,16 +451,172 @@ export class Encoded {
   }
 }
 
-const ENCODE_OPTIONS = { ...defaultEncodeOptions, ...cdeEncodeOptions };
+/** A growing byte buffer. */
+class Writer {
+  constructor(size = 256) {
+    this.buf = new Uint8Array(size);
+    this.view = new DataView(this.buf.buffer);
+    this.length = 0;
+  }
+
+  reserve(n) {
+    if (this.length + n <= this.buf.length) return;
+    const grown = new Uint8Array(Math.max(this.buf.length * 2, this.length + n));
+    grown.set(this.buf.subarray(0, this.length));
+    this.buf = grown;
+    this.view = new DataView(grown.buffer);
+  }
+
+  byte(b) {
+    this.reserve(1);
+    this.buf[this.length++] = b;
+  }
+
+  bytes(u8) {
+    this.reserve(u8.length);
+    this.buf.set(u8, this.length);
+    this.length += u8.length;
+  }
+
+  read() {
+    return this.buf.subarray(0, this.length);
+  }
+}
+
+const MAJOR_UINT = 0;
+const MAJOR_NINT = 1;
+const MAJOR_BYTES = 2;
+const MAJOR_TEXT = 3;
 const MAJOR_ARRAY = 4;
 const MAJOR_MAP = 5;
+const TAG_POS_BIGNUM = 0xc2;
+const TAG_NEG_BIGNUM = 0xc3;
+const U32_MAX = 0xffffffff;
+const U64_MAX = 0xffffffffffffffffn;
+
+/** A head: major type and its argument (a number up to 2^53, or a bigint up to 2^64-1). */
+function writeHead(major, n, w) {
+  const m = major << 5;
+  if (typeof n === 'bigint' ? n > BigInt(U32_MAX) : n > U32_MAX) {
+    w.reserve(9);
+    w.buf[w.length] = m | 27;
+    w.view.setBigUint64(w.length + 1, BigInt(n));
+    w.length += 9;
+    return;
+  }
+  const v = Number(n);
+  if (v < 24) {
+    w.byte(m | v);
+  } else if (v <= 0xff) {
+    w.reserve(2);
+    w.buf[w.length] = m | 24;
+    w.buf[w.length + 1] = v;
+    w.length += 2;
+  } else if (v <= 0xffff) {
+    w.reserve(3);
+    w.buf[w.length] = m | 25;
+    w.view.setUint16(w.length + 1, v);
+    w.length += 3;
+  } else {
+    w.reserve(5);
+    w.buf[w.length] = m | 26;
+    w.view.setUint32(w.length + 1, v);
+    w.length += 5;
+  }
+}
+
+function writeBigInt(value, w) {
+  const negative = value < 0n;
+  const n = negative ? -value - 1n : value;
+  if (n <= U64_MAX) {
+    writeHead(negative ? MAJOR_NINT : MAJOR_UINT, n, w);
+    return;
+  }
+  const hex = n.toString(16);
+  const digits = hex.length % 2 ? `0${hex}` : hex;
+  const bytes = new Uint8Array(digits.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(digits.slice(2 * i, 2 * i + 2), 16);
+  w.byte(negative ? TAG_NEG_BIGNUM : TAG_POS_BIGNUM);
+  writeHead(MAJOR_BYTES, bytes.length, w);
+  w.bytes(bytes);
+}
+
+const bits = new DataView(new ArrayBuffer(8));
+
+/** The binary16 bits of `v` (a binary32 value, not NaN) if it has them exactly, else null. */
+function halfBits(v) {
+  const sign = v < 0 || Object.is(v, -0) ? 0x8000 : 0;
+  const a = Math.abs(v);
+  if (a === 0) return sign;
+  if (a === Infinity) return sign | 0x7c00;
+  bits.setFloat64(0, a);
+  const exponent = ((bits.getUint32(0) >>> 20) & 0x7ff) - 1023;
+  if (exponent >= -14 && exponent <= 15) {
+    const significand = a * 2 ** (10 - exponent); // exact: a power-of-two scale
+    return Number.isInteger(significand) ? sign | ((exponent + 15) << 10) | (significand - 1024) : null;
+  }
+  if (exponent >= -24 && exponent < -14) {
+    const subnormal = a * 2 ** 24;
+    return Number.isInteger(subnormal) ? sign | subnormal : null;
+  }
+  return null;
+}
+
+function writeFloat(v, w) {
+  if (Number.isNaN(v)) {
+    w.bytes(CANONICAL_NAN);
+    return;
+  }
+  if (Math.fround(v) === v) {
+    const half = halfBits(v);
+    if (half !== null) {
+      w.reserve(3);
+      w.buf[w.length] = 0xf9;
+      w.view.setUint16(w.length + 1, half);
+      w.length += 3;
+    } else {
+      w.reserve(5);
+      w.buf[w.length] = 0xfa;
+      w.view.setFloat32(w.length + 1, v);
+      w.length += 5;
+    }
+    return;
+  }
+  w.reserve(9);
+  w.buf[w.length] = 0xfb;
+  w.view.setFloat64(w.length + 1, v);
+  w.length += 9;
+}
+
+const CANONICAL_NAN = new Uint8Array([0xf9, 0x7e, 0x00]);
+
+function writeNumber(v, w) {
+  if (Number.isSafeInteger(v) && !Object.is(v, -0)) {
+    if (v >= 0) writeHead(MAJOR_UINT, v, w);
+    else writeHead(MAJOR_NINT, -v - 1, w);
+  } else {
+    writeFloat(v, w);
+  }
+}
+
+const utf8 = new TextEncoder();
+
+/** UTF-8 straight into the buffer (a lone surrogate becomes U+FFFD, as TextEncoder does). */
+function writeText(text, w) {
+  const length = Buffer.byteLength(text, 'utf8');
+  writeHead(MAJOR_TEXT, length, w);
+  w.reserve(length);
+  const { written } = utf8.encodeInto(text, w.buf.subarray(w.length, w.length + length));
+  w.length += written;
+}
+
 const KEY_CACHE_SIZE = 4096;
 const keyCache = new Map(); // map key -> its encoding
 
 function encodedKey(key) {
   let bytes = keyCache.get(key);
   if (bytes === undefined) {
-    const writer = new Writer({ chunkSize: 64 });
+    const writer = new Writer(key.length * 3 + 9);
     writeText(key, writer);
     bytes = writer.read();
     if (keyCache.size < KEY_CACHE_SIZE) keyCache.set(key, bytes);
@@ -473,45 +624,31 @@ function encodedKey(key) {
   return bytes;
 }
 
-const utf8 = new TextEncoder();
-const scratch = new Uint8Array(65536);
-
-/** cbor2's writeString allocates the UTF-8 of every string; this does not. */
-function writeText(text, w) {
-  if (text.length * 3 > scratch.length) {
-    writeString(text, w, ENCODE_OPTIONS);
-    return;
-  }
-  const { written } = utf8.encodeInto(text, scratch);
-  writeInt(written, w, 3);
-  // A write longer than the writer's chunk is kept, not copied: copy it first.
-  w.write(written > 4096 ? scratch.slice(0, written) : scratch.subarray(0, written));
-}
-
 function writeWire(value, w) {
   if (value === null) {
-    w.writeUint8(0xf6);
+    w.byte(0xf6);
   } else if (value === true || value === false) {
-    w.writeUint8(value ? 0xf5 : 0xf4);
+    w.byte(value ? 0xf5 : 0xf4);
   } else if (typeof value === 'number') {
-    writeNumber(value, w, ENCODE_OPTIONS);
+    writeNumber(value, w);
   } else if (typeof value === 'bigint') {
-    writeBigInt(value, w, ENCODE_OPTIONS);
+    writeBigInt(value, w);
   } else if (typeof value === 'string') {
     writeText(value, w);
   } else if (value instanceof Uint8Array) {
-    writeUint8Array(value, w);
+    writeHead(MAJOR_BYTES, value.length, w);
+    w.bytes(value);
   } else if (Array.isArray(value)) {
-    writeInt(value.length, w, MAJOR_ARRAY);
+    writeHead(MAJOR_ARRAY, value.length, w);
     for (const item of value) writeWire(item, w);
   } else if (value instanceof Encoded) {
-    w.write(value.bytes);
+    w.bytes(value.bytes);
   } else if (value instanceof Map || typeof value === 'object') {
     const isMap = value instanceof Map;
     const keys = isMap ? [...value.keys()] : Object.keys(value);
-    writeInt(keys.length, w, MAJOR_MAP);
+    writeHead(MAJOR_MAP, keys.length, w);
     for (const key of keys) {
-      w.write(encodedKey(key));
+      w.bytes(encodedKey(key));
       writeWire(isMap ? value.get(key) : value[key], w);
     }
   } else {

@@ -576,6 +576,7 @@ function warmUp() {
     encodeMessage(TYPES.OUTPUT, { stream: 'stdout', text: 'hello\n' });
   }
   compile('return 1', 'javascript', ['f']);
+  compile('1', 'javascript', [], { lastExpression: true }); // loads the parser
   createRequire(path.join(process.cwd(), 'program.js'));
   // console.* formats through code that is compiled on first use too; its
   // writes go nowhere here (the real ones would reach the raw output).

@@ -5,7 +5,10 @@
 //   (function (scope...) { return async function () { register(capture); BODY
 //   }; })
 
-import { parse } from 'acorn';
+import { createRequire } from 'node:module';
+
+let acorn; // loaded by the first program that needs it: most runs never do
+const parse = (code, options) => (acorn ??= createRequire(import.meta.url)('acorn')).parse(code, options);
 
 /**
  * `code` with, when `options.capture` names it, a function declaration at
