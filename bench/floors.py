@@ -1,0 +1,99 @@
+"""What this machine charges for the pieces of a fresh guest, whoever runs it.
+
+Each floor is measured back to back, N times, and reported per operation as
+wall time and as the whole machine's CPU time (from /proc/stat, so the
+kernel's deferred work counts: a network namespace is torn down by a kernel
+worker after its last process exits). Run it on an otherwise idle machine:
+
+    .venv/bin/python bench/floors.py [--count 200]
+
+- ``fork``: fork() of a process holding as much memory as the fork server's
+  template, the child exiting at once, reaped.
+- ``clone namespaces``: the same with the namespaces every forked run gets
+  (user, PID, mount, network, IPC, UTS).
+- ``clone namespaces, no network``: without the network namespace.
+- ``node -e 0``: a Node.js process that runs nothing (the floor of a fresh
+  JavaScript guest).
+- ``python -I -S -c pass``: a CPython process that runs nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+RUN_NAMESPACES = (CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC
+                  | CLONE_NEWUTS)
+SYS_CLONE = 56  # x86-64
+SIGCHLD = 17
+#: About the resident size of the fork server's template.
+TEMPLATE_BYTES = 22 * 1024 * 1024
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
+
+
+def machine_cpu() -> float:
+    """Seconds of CPU the whole machine has spent (every core, not idle)."""
+    with open("/proc/stat") as stat:
+        fields = [int(x) for x in stat.readline().split()[1:]]
+    idle = fields[3] + fields[4]
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def clone_and_reap(flags: int) -> None:
+    pid = int(_libc.syscall(SYS_CLONE, flags | SIGCHLD, 0, 0, 0, 0))
+    if pid == 0:
+        os._exit(0)
+    if pid < 0:
+        raise OSError(ctypes.get_errno(), "clone")
+    os.waitpid(pid, 0)
+
+
+def measure(name: str, operation: Callable[[], None], count: int) -> None:
+    operation()  # once, untimed
+    cpu, wall = machine_cpu(), time.perf_counter()
+    for _ in range(count):
+        operation()
+    wall = time.perf_counter() - wall
+    time.sleep(0.5)  # let deferred kernel work (namespace teardown) finish and count
+    cpu = machine_cpu() - cpu
+    print(f"| {name} | {wall / count * 1e3:.2f} ms | {cpu / count * 1e3:.2f} ms "
+          f"| {count / wall:.0f}/s |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--count", type=int, default=200)
+    count = parser.parse_args().count
+    ballast = bytearray(TEMPLATE_BYTES)
+    ballast[::4096] = b"\1" * (len(ballast) // 4096)  # resident, as the template's pages are
+    print("| floor | wall per op | machine CPU per op | ops/s back to back |")
+    print("| --- | ---: | ---: | ---: |")
+    measure("fork", lambda: clone_and_reap(0), count)
+    measure("clone namespaces", lambda: clone_and_reap(RUN_NAMESPACES), count)
+    measure("clone namespaces, no network",
+            lambda: clone_and_reap(RUN_NAMESPACES & ~CLONE_NEWNET), count)
+    python = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
+    measure("python -I -S -c pass",
+            lambda: subprocess.run([python, "-I", "-S", "-c", "pass"], check=True), count // 4)
+    node = shutil.which("node")
+    if node is not None:
+        measure("node -e 0", lambda: subprocess.run([node, "-e", "0"], check=True), count // 4)
+    del ballast
+
+
+if __name__ == "__main__":
+    main()
