@@ -62,7 +62,7 @@ def clone_and_reap(flags: int) -> None:
     os.waitpid(pid, 0)
 
 
-def measure(name: str, operation: Callable[[], None], count: int) -> None:
+def measure(name: str, operation: Callable[[], object], count: int) -> None:
     operation()  # once, untimed
     cpu, wall = machine_cpu(), time.perf_counter()
     for _ in range(count):
