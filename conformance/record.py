@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from tether.codec import FrameType
-from tether.host.bindings import prepare_bindings
+from tether.host import Sandbox, prepare_bindings
 from tether.host.guests import Interpreters, guest_command
 from tether.host.launch import start_guest
-from tether.host.sandbox import Sandbox
 from tether.host.session import Session
 
 from . import TRANSCRIPTS
@@ -120,7 +119,7 @@ async def _record_program(scenario: Scenario) -> Transcript:
         Sandbox.PROCESS, limits)
     session = Session(scenario.programs[language], language,
                       prepare_bindings({n: BINDINGS[n] for n in scenario.bindings}), limits,
-                      guest, wire_tap=tap, variables=t.variables,
+                      guest, observer=tap, variables=t.variables,
                       last_expression=t.last_expression)
     result = await session.run()
     ids = _Ids()

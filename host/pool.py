@@ -89,10 +89,12 @@ class SpawnStarter:
 
     cheap = False  # a run that finds no guest ready starts its own
 
-    def __init__(self, language: str, command_for: Callable[[str, bool], GuestCommand],
+    def __init__(self, command_for: Callable[[str, bool], GuestCommand],
                  limits: Limits, profile: Sandbox) -> None:
-        """``command_for(workdir, warm)``: the guest's command line."""
-        self._language = language
+        """``command_for(workdir, warm)``: the guest's command line;
+        ``limits``: those of the pool's runs that fix how a guest starts
+        (``disk_bytes``, Node's heap). Each run applies its own limits to
+        its guest (host/session.py)."""
         self._command_for = command_for
         self._limits = limits
         self._profile = profile
@@ -108,14 +110,11 @@ class SpawnStarter:
             if isinstance(exc, OSError):  # the host is out of processes or descriptors
                 raise GuestStartError(str(exc)) from exc
             raise
-        return await _until_hello(launched, workdir, self._prepare)
+        return await _until_hello(launched, workdir)
 
     async def start_cold(self, limits: Limits) -> StartedGuest:
         return await start_guest(lambda workdir: self._command_for(workdir, False),
                                  self._profile, limits)
-
-    def _prepare(self, launched: GuestProcess) -> None:
-        launched.apply_limits(self._language, self._limits)
 
     def idle(self) -> None:
         pass
@@ -170,7 +169,6 @@ class ForkStarter:
 
     def _prepare(self, launched: GuestProcess) -> None:
         launched.adopt_forked()
-        launched.apply_limits("python", self._limits)
 
     def idle(self) -> None:
         self._zygote.stop_when_unused()
