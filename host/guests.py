@@ -242,12 +242,13 @@ def _python_argv(interpreters: Interpreters, packages: Packages) -> list[str]:
 def zygote_command(workdir: str, mode: str, interpreters: Interpreters,
                    env: Mapping[str, str] | None = None, *,
                    seccomp: bytes = b"", packages: Packages = Packages()) -> GuestCommand:
-    """The CPython fork server (host/zygote.py); ``mode`` is isolate or plain.
+    """The CPython fork server (host/zygote.py); ``mode`` is its profile,
+    ``namespaces`` or ``process``.
     The template itself runs unconfined (it makes each run's namespaces);
     the options in its argv are for every guest it forks."""
     binds = (packages.python,) if packages.python else ()
     argv = [*_python_argv(interpreters, packages), "--zygote", mode,
-            *confinement.options(seccomp, landlock=mode == "plain", read=binds)]
+            *confinement.options(seccomp, landlock=mode == "process", read=binds)]
     for module in packages.preload:
         argv += ["--preload", module]
     return GuestCommand(tuple(argv), guest_env(workdir, env), binds=binds)

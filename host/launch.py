@@ -31,7 +31,7 @@ from . import cgroups, confinement
 from .endings import at_memory_limit
 from .guests import NODE_MIN_DATA, GuestCommand
 from .limits import Limits
-from .process import Child, in_thread, remove_tree, spawn
+from .process import Child, in_thread, proc_stat, remove_tree, spawn
 from .reader import STEP_BYTES, between_steps
 from .sandbox import Sandbox, bwrap_argv
 
@@ -283,13 +283,8 @@ _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 def cpu_seconds(pid: int) -> float | None:
     """CPU time (user + system) ``pid`` and the children it reaped have used."""
-    try:
-        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
-        try:
-            fields = os.read(fd, 4096).rsplit(b")", 1)[1].split()
-        finally:
-            os.close(fd)
-    except (OSError, IndexError):
+    fields = proc_stat(pid)
+    if fields is None:
         return None
     return sum(int(f) for f in fields[11:15]) / _CLOCK_TICKS
 

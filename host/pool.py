@@ -67,11 +67,11 @@ class GuestStartError(Exception):
 
 
 class Starter(Protocol):
-    """How a pool gets its guests. ``cheap``: fast enough to start one for a
-    run that finds the pool empty, rather than start it cold."""
+    """How a pool gets its guests. ``starts_on_demand``: fast enough to start
+    one for a run that finds the pool empty, rather than start it cold."""
 
     @property
-    def cheap(self) -> bool: ...
+    def starts_on_demand(self) -> bool: ...
 
     async def start(self) -> StartedGuest: ...
 
@@ -87,7 +87,7 @@ class Starter(Protocol):
 class SpawnStarter:
     """Each guest a new interpreter (Node; Python without a fork server)."""
 
-    cheap = False  # a run that finds no guest ready starts its own
+    starts_on_demand = False  # a run that finds no guest ready starts its own
 
     def __init__(self, command_for: Callable[[str, bool], GuestCommand],
                  limits: Limits, profile: Sandbox) -> None:
@@ -137,11 +137,11 @@ class ForkStarter:
         self._failures = 0
 
     @property
-    def cheap(self) -> bool:
+    def starts_on_demand(self) -> bool:
         return self._failures < FORK_ATTEMPTS
 
     async def start(self) -> StartedGuest:
-        if not self.cheap:
+        if not self.starts_on_demand:
             return await self._fallback.start()
         workdir = None if self._private else new_workdir()
         try:
@@ -157,7 +157,7 @@ class ForkStarter:
             raise GuestStartError(str(exc)) from exc
         except (ZygoteError, GuestStartError) as exc:
             self._failures += 1
-            if not self.cheap:
+            if not self.starts_on_demand:
                 logger.warning("tether: Python guests cannot be forked here, so each starts "
                                "as a new interpreter: %s %s", exc, self._zygote.stderr())
             raise GuestStartError(str(exc)) from exc
@@ -225,7 +225,7 @@ class GuestPool:
         self._closed = False
 
     async def acquire(self) -> StartedGuest | None:
-        """A ready guest; when none is, a new one if starting one is cheap,
+        """A ready guest; when none is, a new one if the starter starts on demand,
         else None (then :meth:`start_cold`). Call :meth:`refill` after the
         run, so that replacements do not compete with it."""
         guest = None
@@ -236,7 +236,7 @@ class GuestPool:
             else:
                 guest = candidate
         self._touch()
-        if guest is None and self._starter.cheap and not self._closed:
+        if guest is None and self._starter.starts_on_demand and not self._closed:
             with contextlib.suppress(GuestStartError):
                 guest = await self._starter.start()
         return guest
