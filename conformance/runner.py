@@ -42,6 +42,7 @@ from tether.host import Limits, RunResult, Sandbox, prepare_bindings
 from tether.host.events import Observer
 from tether.host.guests import GuestCommand, Interpreters, guest_command, guest_env
 from tether.host.launch import StartedGuest, new_workdir, start_guest
+from tether.host.request import RunRequest
 from tether.host.session import Session
 
 from .scenarios import BINDINGS
@@ -433,9 +434,10 @@ async def run_host(t: Transcript, language: str, *,
             {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
         limits = limits_for(t, timeout)
         guest = await start_guest(lambda _: command, Sandbox.PROCESS, limits)
-        session = Session(program, language,
-                          prepare_bindings({n: BINDINGS[n] for n in t.bindings}), limits, guest,
-                          observer=tap, variables=t.variables, last_expression=t.last_expression)
+        request = RunRequest(program, language,
+                             prepare_bindings({n: BINDINGS[n] for n in t.bindings}), limits,
+                             t.variables, t.last_expression)
+        session = Session(request, guest, observer=tap)
         result = await session.run()
     return result, tap
 

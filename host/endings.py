@@ -47,6 +47,22 @@ def crash(message: str) -> Ending:
     return Ending(Status.CRASHED, RunError("GuestCrashed", message))
 
 
+def cancelled(message: str) -> Ending:
+    return Ending(Status.CANCELLED, RunError("Cancelled", message))
+
+
+def broken_protocol(problem: object, *, after_done: bool = False) -> Ending:
+    """The guest broke the protocol: ``problem`` says how."""
+    return protocol_error(f"the guest broke the protocol: {problem}", after_done=after_done)
+
+
+def protocol_error(message: str, kind: str = "ProtocolError", *,
+                   after_done: bool = False) -> Ending:
+    """The run ended on its channel: the guest broke the protocol or
+    reported an ERROR, or (``kind`` InternalError) the host failed on it."""
+    return Ending(Status.PROTOCOL_ERROR, RunError(kind, message), after_done=after_done)
+
+
 def exit_ending(code: int, *, cgroup_out_of_memory: bool, stderr: str) -> Ending:
     """A guest that exited with status ``code`` (negative: the signal)
     without DONE: the cgroup, the status and V8's last words tell a limit
@@ -79,9 +95,7 @@ def done_ending(done: Done, *, at_memory_limit: bool,
     believed. ``variables_problem``: how DONE's variables break R-VARS-4/5
     (a forged DONE must not break the next run's RUN)."""
     if variables_problem is not None:
-        return Ending(Status.PROTOCOL_ERROR, RunError(
-            "ProtocolError", f"the guest broke the protocol: {variables_problem}"),
-            after_done=True)
+        return broken_protocol(variables_problem, after_done=True)
     variables: dict[str, Any] = {} if done.variables is None else {
         "variables": done.variables, "dropped_variables": done.dropped}
     if done.error is None:

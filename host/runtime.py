@@ -30,6 +30,7 @@ from .guests import (
 )
 from .limits import Limits
 from .pool import ForkStarter, GuestPool, PoolConfig, SpawnStarter, Starter, discard
+from .request import RunRequest
 from .result import RunError, RunResult, Status
 from .sandbox import Sandbox, resolve
 from .seccomp import SeccompUnavailable, SyscallFilter
@@ -273,9 +274,10 @@ class Runtime:
                 await discard(ready)
                 raise RuntimeError("this Runtime is closed")
         trace = None if self.tracing is None else self.tracing.start(language, str(profile))
-        session = Session(source, language, prepared, limits, ready, defer=self._defer,
+        request = RunRequest(source, language, prepared, limits, wire_variables,
+                             bool(last_expression))
+        session = Session(request, ready, defer=self._defer,
                           binding_threads=self._binding_threads,
-                          variables=wire_variables, last_expression=bool(last_expression),
                           observer=combine(None if on_event is None else
                                            Emitter(on_event, limits.output_bytes), trace, log),
                           approve=self.approve if approve is None else approve,

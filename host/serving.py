@@ -37,7 +37,7 @@ from tether.codec import (
 from .approvals import ApproveHook, Clock, Edit, Gate
 from .bindings import HostBinding
 from .checkpoints import CallLog, LoggedCall, Replay, Suspend
-from .endings import Ending
+from .endings import Ending, cancelled
 from .events import Observer
 from .limits import Limits
 from .reader import between_steps, decoding
@@ -202,9 +202,8 @@ class BindingCalls:
             self._send(Result(id=call.id, error=CallError(
                 ErrorCode.BINDING_ERROR, type(exc).__name__, "the host is stopping")), None)
             self.host_exit = exc
-            self._finish(Ending(Status.CANCELLED, RunError(
-                "Cancelled", f"the host is stopping: {call.name}() raised "
-                             f"{type(exc).__name__}")))
+            self._finish(cancelled(f"the host is stopping: {call.name}() raised "
+                                   f"{type(exc).__name__}"))
             return
         except BaseException as exc:  # GeneratorExit, BaseException subclasses
             result = binding_error(call.id, exc)

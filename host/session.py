@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine
 from concurrent.futures import Executor
 from typing import Any
 
@@ -30,22 +29,29 @@ from tether.codec import (
     Message,
     Output,
     RemoteProtocolError,
-    Run,
     State,
 )
 
 from .approvals import ApproveHook, Clock
 from .assembly import Measured, assemble
-from .bindings import HostBinding
 from .channel import Channel
-from .checkpoints import CallLog, Checkpoint, LoggedCall, Replay
-from .endings import Ending, claims_out_of_memory, crash, done_ending, exit_ending
+from .checkpoints import CallLog, Replay
+from .endings import (
+    Ending,
+    broken_protocol,
+    cancelled,
+    claims_out_of_memory,
+    crash,
+    done_ending,
+    exit_ending,
+    protocol_error,
+)
 from .events import Observer
 from .launch import StartedGuest, cpu_seconds
-from .limits import Limits
 from .output import CappedOutput
 from .process import Child
 from .reader import Reader
+from .request import RunRequest
 from .result import RunError, RunResult, Status
 from .serving import BindingCalls
 from .variables import returned_variables_problem
@@ -56,17 +62,12 @@ logger = logging.getLogger("tether")
 class Session:
     def __init__(
         self,
-        source: str,
-        language: str,
-        bindings: Mapping[str, HostBinding],
-        limits: Limits,
+        request: RunRequest,
         guest: StartedGuest,
         *,
         defer: Callable[[Coroutine[Any, Any, None]], asyncio.Future[None]] | None = None,
-        binding_threads: Executor | None = None,
-        variables: dict[str, Any] | None = None,
-        last_expression: bool = False,
         observer: Observer | None = None,
+        binding_threads: Executor | None = None,
         approve: ApproveHook | None = None,
         log: CallLog | None = None,
         replay: Replay | None = None,
@@ -74,16 +75,12 @@ class Session:
         """``guest`` is the started guest the run uses (and ends with it);
         ``defer`` takes the teardown after a DONE, to finish after run() returns
         (without it, run() returns only once everything is reaped).
-        ``variables`` (wire values) and ``last_expression`` go into RUN (§7.9).
         ``observer`` is told about output, calls and the channel's bytes as
         they happen; ``binding_threads``, ``approve``, ``log`` and ``replay``
         are for serving the calls (host/serving.py)."""
-        self.source = source
-        self.variables = variables
-        self.last_expression = last_expression
-        self.language = language
-        self.bindings = bindings
-        self.limits = limits
+        self.request = request
+        self.language = request.language
+        self.limits = limits = request.limits
         self._guest = guest
         self._launched = guest.process
         self._cpu: float | None = None
@@ -95,8 +92,8 @@ class Session:
         self._output = CappedOutput(limits.output_bytes)
         self._observer = observer
         self._clock = Clock()
-        self._calls = BindingCalls(bindings, limits, self._conn, send=self._send,
-                                   finish=self._finish, checkpoint=self._checkpoint,
+        self._calls = BindingCalls(request.bindings, limits, self._conn, send=self._send,
+                                   finish=self._finish, checkpoint=request.checkpoint,
                                    clock=self._clock, threads=binding_threads,
                                    observer=observer, approve=approve, log=log, replay=replay)
 
@@ -114,7 +111,7 @@ class Session:
         guest = self._guest
         workdir = guest.workdir
         started = loop.time() if guest.since is None else guest.since
-        ending = Ending(Status.CANCELLED, RunError("Cancelled", "the run was cancelled"))
+        ending = cancelled("the run was cancelled")
         child = self._launched.child
         # Until the teardown is deferred: what the finally clause must end.
         owned: Child | None = child
@@ -179,7 +176,7 @@ class Session:
 
     def cancel(self) -> None:
         """End the run now with status ``cancelled`` (the runtime is closing)."""
-        self._finish(Ending(Status.CANCELLED, RunError("Cancelled", "the runtime was closed")))
+        self._finish(cancelled("the runtime was closed"))
 
     async def _until_end(self, child: Child) -> Ending:
         assert self._ending is not None
@@ -244,8 +241,8 @@ class Session:
         elif isinstance(event, Done):
             self._finish(self._on_done(event))
         elif isinstance(event, Error):
-            self._finish(Ending(Status.PROTOCOL_ERROR, RunError(
-                "ProtocolError", f"the guest reported {event.code.name}: {event.message}")))
+            self._finish(protocol_error(f"the guest reported {event.code.name}: "
+                                        f"{event.message}"))
 
     def _on_read_error(self, exc: Exception) -> None:
         if isinstance(exc, RemoteProtocolError):
@@ -253,28 +250,20 @@ class Session:
             return
         # A bug of ours: end the run rather than hang it.
         logger.error("tether: internal error while reading the guest's frames", exc_info=exc)
-        self._finish(Ending(Status.PROTOCOL_ERROR, RunError(
-            "InternalError", f"the host failed on the guest's frames: {exc!r}")))
+        self._finish(protocol_error(f"the host failed on the guest's frames: {exc!r}",
+                                    "InternalError"))
 
     def _protocol_failure(self, exc: RemoteProtocolError) -> None:
         self._send(Error(exc.code, exc.message))  # R-ERR-1
-        self._finish(Ending(Status.PROTOCOL_ERROR, RunError(
-            "ProtocolError", f"the guest broke the protocol: {exc}")))
+        self._finish(broken_protocol(exc))
 
     def _on_hello(self, hello: Hello) -> None:
         if self.language not in hello.languages:
             raise RemoteProtocolError(ErrorCode.LANGUAGE_UNSUPPORTED,
                                       f"the guest does not run {self.language!r}")
-        limits = self.limits.wire(variables=self.variables is not None)
+        limits = self.request.wire_limits()
         self._launched.apply_limits(self.language, limits)
-        self._send(Run(
-            source=self.source,
-            language=self.language,
-            bindings=tuple(b.wire for b in self.bindings.values()),
-            limits=limits,
-            variables=self.variables,
-            last_expression=self.last_expression,
-        ))
+        self._send(self.request.run_message(limits))
 
     def _on_output(self, output: Output) -> None:
         if self._calls.replaying:
@@ -290,15 +279,6 @@ class Session:
                            self._launched.at_memory_limit(self.limits.memory_bytes,
                                                           self.language),
                            variables_problem=problem)
-
-    def _checkpoint(self, calls: list[LoggedCall], reason: str) -> bytes:
-        """This run, suspended after ``calls``, for ``Runtime.resume``."""
-        return Checkpoint(
-            source=self.source, language=self.language,
-            bindings=[{"name": b.wire.name, "signature": b.wire.signature, "doc": b.wire.doc}
-                      for b in self.bindings.values()],
-            limits=dataclasses.asdict(self.limits), variables=self.variables,
-            last_expression=self.last_expression, calls=calls, reason=reason).encode()
 
     def _send(self, message: Message, payload: bytes | None = None) -> None:
         if self._reader is not None and (not self._finished

@@ -1,4 +1,4 @@
-"""The README's module table names every module of codec/, host/ and guest/."""
+"""The README's module table: one row for each module, and the tree matches it."""
 
 from __future__ import annotations
 
@@ -8,14 +8,31 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_readme_names_every_module() -> None:
+#: Every folder of modules the layout table covers, and their endings.
+FOLDERS = ("codec", "host", "guest", "guest/python", "conformance", "tether",
+           "tether/integrations")
+
+
+def _modules() -> set[str]:
+    found = {str(p.relative_to(ROOT)) for folder in FOLDERS
+             for p in (ROOT / folder).glob("*.py") if p.name != "__init__.py"}
+    return found | {str(p.relative_to(ROOT)) for p in (ROOT / "guest" / "node").glob("*.mjs")}
+
+
+def _table() -> list[str]:
     readme = (ROOT / "README.md").read_text()
-    named = set(re.findall(r"`((?:codec|host|guest)/[\w/]+\.(?:py|mjs))`", readme))
-    modules = {str(p.relative_to(ROOT)) for folder in ("codec", "host", "guest", "guest/python")
-               for p in (ROOT / folder).glob("*.py") if p.name != "__init__.py"}
-    modules |= {str(p.relative_to(ROOT)) for p in (ROOT / "guest" / "node").glob("*.mjs")}
-    assert modules - named == set(), "modules the README's layout does not name"
-    assert named - modules == set(), "modules the README names that do not exist"
+    section = readme.split("### Modules", 1)[1].split("\n\n", 2)[2].split("\n\n", 1)[0]
+    return [line for line in section.splitlines()[2:] if line.startswith("|")]
+
+
+def test_the_readme_names_every_module_once() -> None:
+    """One row per module, saying its job: the table matches the tree."""
+    named = [re.fullmatch(r"\| `([\w/]+\.(?:py|mjs))` \| (.+) \|", row) for row in _table()]
+    assert all(named), "rows of the module table that are not `module` | job"
+    modules = [m.group(1) for m in named if m]
+    assert len(modules) == len(set(modules)), "modules the table names twice"
+    assert _modules() - set(modules) == set(), "modules the README's layout does not name"
+    assert set(modules) - _modules() == set(), "modules the README names that do not exist"
 
 
 def test_the_host_imports_nothing_of_the_guests() -> None:
