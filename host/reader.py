@@ -26,8 +26,7 @@ import time
 from collections.abc import Callable
 from typing import Final
 
-from tether.codec import NEED_DATA, Connection, Event, Message, ProtocolError
-from tether.codec.frames import _NeedData
+from tether.codec import NEED_DATA, Connection, Event, Message, NeedData, ProtocolError
 
 from . import threads
 from .channel import Channel
@@ -145,7 +144,7 @@ class Reader:
         job = self._loop.run_in_executor(decoding, self._conn.next_event)
         job.add_done_callback(self._decoded)
 
-    def _decoded(self, job: asyncio.Future[Event | _NeedData]) -> None:
+    def _decoded(self, job: asyncio.Future[Event | NeedData]) -> None:
         self.busy = False
         if self._finished():
             job.exception()  # retrieved: the run is over, its frame does not matter

@@ -41,3 +41,15 @@ def test_the_host_imports_nothing_of_the_guests() -> None:
     offenders = [str(p) for p in sorted((ROOT / "host").glob("*.py"))
                  if importing.search(p.read_text())]
     assert offenders == []
+
+
+def test_the_cli_imports_the_conformance_suite_only_when_it_runs() -> None:
+    """``tether run`` loads the parser of ``tether conformance``, not its runner."""
+    import subprocess
+    import sys
+
+    code = ("import sys, tether.cli; print(sorted(m for m in sys.modules "
+            "if m.startswith('tether.conformance')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT).stdout
+    assert out.strip() == "['tether.conformance', 'tether.conformance.cli']"
