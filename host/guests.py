@@ -19,13 +19,11 @@ from pathlib import Path
 
 import cbor2
 
-import tether
-
 from . import confinement
 from .limits import Limits
+from .paths import GUEST_DIR, PACKAGE_DIR
 
 LANGUAGES = ("python", "javascript", "typescript")
-GUEST_DIR = Path(__file__).resolve().parent.parent / "guest"
 MiB = 1024 * 1024
 NODE_MIN_DATA = 64 * MiB
 
@@ -177,7 +175,7 @@ def node_modules(path: str | os.PathLike[str]) -> str:
 @cache
 def _python_paths() -> tuple[str, ...]:
     """Where the shim imports tether and cbor2 from (site-packages is off)."""
-    dirs = [Path(module.__file__ or "").resolve().parent.parent for module in (tether, cbor2)]
+    dirs = [PACKAGE_DIR.resolve().parent, Path(cbor2.__file__).resolve().parent.parent]
     return tuple(dict.fromkeys(str(d) for d in dirs))
 
 

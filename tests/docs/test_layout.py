@@ -53,3 +53,34 @@ def test_the_cli_imports_the_conformance_suite_only_when_it_runs() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=ROOT).stdout
     assert out.strip() == "['tether.conformance', 'tether.conformance.cli']"
+
+
+def test_no_module_imports_itself_in_a_circle() -> None:
+    """Within each folder the modules import each other as a tree: data
+    flows down the layers (imports only for type checking do not count)."""
+    import ast
+
+    for folder in ("codec", "host", "guest/python", "conformance", "tether/integrations"):
+        graph: dict[str, set[str]] = {}
+        for path in (ROOT / folder).glob("*.py"):
+            tree = ast.parse(path.read_text())
+            for node in ast.walk(tree):
+                if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                    node.body = []
+            graph[path.stem] = {
+                (node.module or alias.name).split(".")[0]
+                for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 1
+                for alias in node.names}
+        done: set[str] = set()
+
+        def visit(module: str, path: tuple[str, ...], graph: dict[str, set[str]] = graph,
+                  done: set[str] = done, folder: str = folder) -> None:
+            assert module not in path, f"{folder}: {' -> '.join((*path, module))}"
+            if module in done:
+                return
+            for imported in graph.get(module, ()):
+                visit(imported, (*path, module))
+            done.add(module)
+
+        for module in graph:
+            visit(module, ())
