@@ -13,6 +13,7 @@ from .frames import (
     Frame,
     FrameDecoder,
     FrameType,
+    NeedData,
     encode_frame,
 )
 from .messages import (
@@ -70,8 +71,8 @@ __all__ = [
     "MIN_MAX_DEPTH", "MIN_MAX_FRAME_BYTES", "NEED_DATA", "PROTOCOL_VERSION", "TRANSITIONS",
     "VERSION", "Binding", "Call", "CallError", "Cancel", "Connection", "ConnectionClosed",
     "Done", "Error", "ErrorCode", "Event", "Excess", "Frame", "FrameDecoder", "FrameType", "Hello",
-    "LocalProtocolError", "Message", "Output", "ProgramError", "ProtocolError", "Result",
-    "RemoteProtocolError", "Role", "Run", "RunLimits", "State", "Stream", "Value",
+    "LocalProtocolError", "Message", "NeedData", "Output", "ProgramError", "ProtocolError",
+    "Result", "RemoteProtocolError", "Role", "Run", "RunLimits", "State", "Stream", "Value",
     "ValueModelError", "check_value", "count_items", "decode_payload",
     "decode_payload_in_steps", "encode_frame", "encode_payload", "encode_payload_in_steps",
     "envelope_depth", "exceeds_value_items", "holds_more_items", "to_wire", "to_wire_plain",

@@ -27,7 +27,7 @@ from .frames import (
     NEED_DATA,
     FrameDecoder,
     FrameType,
-    _NeedData,
+    NeedData,
     frame_header,
 )
 from .messages import (
@@ -138,7 +138,7 @@ class Connection:
             self._failure = exc
             raise
 
-    def next_event(self) -> Event | _NeedData:
+    def next_event(self) -> Event | NeedData:
         if self._failure is not None:
             raise self._failure
         if self.state is State.CLOSED or self._peer_done:
@@ -149,7 +149,7 @@ class Connection:
             self._failure = exc
             raise
 
-    def _next_event(self) -> Event | _NeedData:
+    def _next_event(self) -> Event | NeedData:
         while True:
             frame = self._decoder.next_frame()
             if frame is NEED_DATA:

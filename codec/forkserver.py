@@ -14,6 +14,7 @@ status, negative for a signal; the guest is reaped).
 
 from __future__ import annotations
 
+import os
 import signal
 import struct
 
@@ -27,6 +28,15 @@ FAILED = b"F"
 EXITED = b"X"
 #: The exit status of a guest whose template is gone (it died with it).
 LOST = -signal.SIGKILL
+
+
+def exit_status(status: os.waitid_result) -> int:
+    """A reaped process's exit status from ``os.waitid``: its exit code, or
+    -N when signal N killed it (as :data:`EXITED` carries it, and as the
+    host reports every guest's)."""
+    if status.si_code in (os.CLD_KILLED, os.CLD_DUMPED):
+        return -status.si_status
+    return status.si_status
 
 
 def encode_request(token: int, disk_bytes: int | None, workdir: str) -> bytes:

@@ -52,7 +52,9 @@ class Frame:
     payload: bytes
 
 
-class _NeedData(enum.Enum):
+class NeedData(enum.Enum):
+    """The type of :data:`NEED_DATA`, for annotations."""
+
     NEED_DATA = "NEED_DATA"
 
     def __repr__(self) -> str:
@@ -60,7 +62,7 @@ class _NeedData(enum.Enum):
 
 
 #: Returned by :meth:`FrameDecoder.next_frame` when more bytes are needed.
-NEED_DATA: Final = _NeedData.NEED_DATA
+NEED_DATA: Final = NeedData.NEED_DATA
 
 
 def encode_frame(frame_type: int, payload: bytes) -> bytes:
@@ -151,7 +153,7 @@ class FrameDecoder:
         frame_type, length = self._pending
         return (frame_type, length) if len(self._buf) - self._pos >= length else None
 
-    def next_frame(self) -> Frame | _NeedData:
+    def next_frame(self) -> Frame | NeedData:
         ready = self.ready_header()
         if ready is None:
             return NEED_DATA

@@ -9,14 +9,13 @@ keys, types, ranges, and no unknown keys.
 from __future__ import annotations
 
 import enum
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, TypeAlias, TypeVar
 
 from .errors import ErrorCode, RemoteProtocolError
 from .frames import MAX_PAYLOAD_LENGTH, MIN_MAX_FRAME_BYTES, FrameType
-from .values import MAX_MAX_DEPTH, MIN_MAX_DEPTH, Value
+from .values import IDENTIFIER, MAX_MAX_DEPTH, MIN_MAX_DEPTH, Value
 
 PROTOCOL_VERSION: Final = 1
 #: Call ids are unsigned 53-bit so every language holds them exactly (R-CALL-2).
@@ -34,8 +33,6 @@ def envelope_depth(frame_type: FrameType) -> int:
     return 1 if frame_type in _SHALLOW_ENVELOPES else ENVELOPE_DEPTH
 
 
-#: The portable identifier subset binding names are drawn from (R-RUN-3).
-_BINDING_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: The largest ``variables_bytes``: a RUN carrying that much stays within the
 #: bounds a guest applies before RUN (R-VARS-1, R-LIMIT-2).
 MAX_VARIABLES_BYTES: Final = 4 * 1024 * 1024
@@ -43,7 +40,7 @@ MAX_VARIABLES_BYTES: Final = 4 * 1024 * 1024
 
 def variable_name_problem(name: str) -> str | None:
     """Why ``name`` cannot be a variable a RUN carries (R-VARS-1), or None."""
-    if not _BINDING_NAME.fullmatch(name):
+    if not IDENTIFIER.fullmatch(name):
         return "is not an identifier of [A-Za-z_][A-Za-z0-9_]*"
     if name.startswith("_"):
         return "is private (starts with _)"
@@ -186,7 +183,7 @@ class Binding:
             doc=f.get("doc", str, optional=True),
         )
         f.done()
-        if not _BINDING_NAME.fullmatch(binding.name):
+        if not IDENTIFIER.fullmatch(binding.name):
             raise _invalid(f"binding name {binding.name!r} is not an identifier")
         return binding
 

@@ -570,14 +570,15 @@ _SCALARS: Final = frozenset({bool, int, float, str, bytes})
 _SHORT_FLOATS: Final[Mapping[type, Callable[[cbor2.CBOREncoder, Any], None]]] = {
     float: _encode_float,
 }
-#: Map keys a path writes as ``.name`` (R-VAL-3); every other key is quoted.
-_IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: The portable ASCII identifier: binding and variable names (R-RUN-3,
+#: R-VARS-1), and the map keys a path writes as ``.name`` (R-VAL-3).
+IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def child_path(path: str, key: str) -> str:
     """``$.name`` for ASCII identifier keys, ``$["odd key"]`` (a JSON string)
     otherwise: the same in every language (R-VAL-3)."""
-    if _IDENTIFIER.fullmatch(key):
+    if IDENTIFIER.fullmatch(key):
         return f"{path}.{key}"
     return f"{path}[{json.dumps(key, ensure_ascii=False)}]"
 

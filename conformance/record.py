@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from tether.codec import FrameType
-from tether.host.bindings import prepare_bindings
+from tether.host import Sandbox, prepare_bindings
 from tether.host.guests import Interpreters, guest_command
 from tether.host.launch import start_guest
-from tether.host.sandbox import Sandbox
+from tether.host.request import RunRequest
 from tether.host.session import Session
 
 from . import TRANSCRIPTS
@@ -118,10 +118,10 @@ async def _record_program(scenario: Scenario) -> Transcript:
     guest = await start_guest(
         lambda workdir: guest_command(language, workdir, limits, Interpreters()),
         Sandbox.PROCESS, limits)
-    session = Session(scenario.programs[language], language,
-                      prepare_bindings({n: BINDINGS[n] for n in scenario.bindings}), limits,
-                      guest, wire_tap=tap, variables=t.variables,
-                      last_expression=t.last_expression)
+    request = RunRequest(scenario.programs[language], language,
+                         prepare_bindings({n: BINDINGS[n] for n in scenario.bindings}), limits,
+                         t.variables, t.last_expression)
+    session = Session(request, guest, observer=tap)
     result = await session.run()
     ids = _Ids()
     for sender, frame_type, envelope, raw in tap.frames:

@@ -38,13 +38,11 @@ from tether.codec import (
     envelope_depth,
 )
 from tether.codec.messages import MESSAGE_TYPES
-from tether.host.bindings import prepare_bindings
+from tether.host import Limits, RunResult, Sandbox, prepare_bindings
+from tether.host.events import Observer
 from tether.host.guests import GuestCommand, Interpreters, guest_command, guest_env
-from tether.host.launch import start_guest
-from tether.host.limits import Limits
-from tether.host.process import Child, spawn
-from tether.host.result import RunResult
-from tether.host.sandbox import Sandbox
+from tether.host.launch import StartedGuest, new_workdir, start_guest
+from tether.host.request import RunRequest
 from tether.host.session import Session
 
 from .scenarios import BINDINGS
@@ -91,8 +89,8 @@ class _Wire:
     defaults until RUN is sent and with RUN's ceiling and depth after it
     (R-LIMIT-2, R-RUN-4)."""
 
-    def __init__(self, child: Child | None) -> None:
-        self.sock = child.channel if child is not None else None
+    def __init__(self, sock: socket.socket | None) -> None:
+        self.sock = sock
         self.decoder = FrameDecoder()
         self.max_depth = DEFAULT_MAX_DEPTH
         self.frames: list[tuple[str, bytes]] = []
@@ -320,17 +318,17 @@ async def check_guest(t: Transcript, language: str, launch: GuestLauncher, *,
     if result.detail:
         return result
     started = time.monotonic()
-    workdir = tempfile.mkdtemp(prefix="tether-conformance-")
-    command = launch(workdir)
-    child: Child | None = None
+    workdir: str | None = None
+    guest: StartedGuest | None = None
     process: asyncio.subprocess.Process | None = None
     wire: _Wire
     if transport == "stdio":
-        process = await _start_stdio(command, workdir)
+        workdir = new_workdir()
+        process = await _start_stdio(launch(workdir), workdir)
         wire = _StdioWire(process)
-    else:
-        child = spawn(command.argv, command.env, raw_output_bytes=65536)
-        wire = _Wire(child)
+    else:  # started as the host starts its guests, under the process profile
+        guest = await start_guest(launch, Sandbox.PROCESS, Limits())
+        wire = _Wire(guest.child.channel)
     bindings: dict[str, Any] = {"program": t.programs.get(language, ""), "language": language}
     index = 0
     try:
@@ -358,16 +356,17 @@ async def check_guest(t: Transcript, language: str, launch: GuestLauncher, *,
         result.detail = f"step {index + 1}: {what}"
     finally:
         stderr = ""
-        if child is not None:
-            await child.terminate(0.2, kill_now=True)
-            child.drain_pipes()
-            stderr = child.raw_stderr.text()
-            child.close()
+        if guest is not None:
+            await guest.process.terminate(0.2, kill_now=True)
+            guest.child.drain_pipes()
+            stderr = guest.child.raw_stderr.text()
+            await guest.process.release(guest.workdir)
         if process is not None:
             stderr = await _stop_stdio(process)
         if result.verdict == "fail" and stderr:
             result.detail += f"\nguest stderr: {stderr[-800:]}"
-        shutil.rmtree(workdir, ignore_errors=True)
+        if workdir is not None:
+            shutil.rmtree(workdir, ignore_errors=True)
     result.frames = wire.frames
     result.seconds = time.monotonic() - started
     return result
@@ -393,7 +392,7 @@ def _steps_json(t: Transcript) -> list[dict[str, Any]]:
              "raw": s.raw.hex()} for s in t.steps]
 
 
-class WireTap:
+class WireTap(Observer):
     """Splits the bytes the host engine sent and received on fd 3 into frames,
     in the order they crossed. Bytes that are not frames (a scripted guest's
     garbage) stop the split for that direction."""
@@ -403,7 +402,7 @@ class WireTap:
         self.broken: set[str] = set()
         self.frames: list[tuple[str, FrameType, Any, bytes]] = []  # sender, type, envelope, raw
 
-    def __call__(self, direction: str, data: bytes) -> None:
+    def wire(self, direction: str, data: bytes) -> None:
         if direction in self.broken:
             return
         decoder = self.decoders[direction]
@@ -435,9 +434,10 @@ async def run_host(t: Transcript, language: str, *,
             {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
         limits = limits_for(t, timeout)
         guest = await start_guest(lambda _: command, Sandbox.PROCESS, limits)
-        session = Session(program, language,
-                          prepare_bindings({n: BINDINGS[n] for n in t.bindings}), limits, guest,
-                          wire_tap=tap, variables=t.variables, last_expression=t.last_expression)
+        request = RunRequest(program, language,
+                             prepare_bindings({n: BINDINGS[n] for n in t.bindings}), limits,
+                             t.variables, t.last_expression)
+        session = Session(request, guest, observer=tap)
         result = await session.run()
     return result, tap
 

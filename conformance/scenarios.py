@@ -78,11 +78,11 @@ class Scenario:
     last_expression: bool = False
 
 
-def g(kind: str, payload: Any = None, *, optional: bool = False) -> Step:
+def by_guest(kind: str, payload: Any = None, *, optional: bool = False) -> Step:
     return Step("guest", kind, payload, optional=optional)
 
 
-def h(kind: str, payload: Any = None) -> Step:
+def by_host(kind: str, payload: Any = None) -> Step:
     return Step("host", kind, payload)
 
 
@@ -116,14 +116,14 @@ def run_frame(bindings: list[str], *, language: str = "<language>",
 
 def connection_error(code: int) -> Step:
     # R-ERR-1: the ERROR is a SHOULD, closing is the MUST.
-    return g("ERROR", {"code": code, "message": "<text>"}, optional=True)
+    return by_guest("ERROR", {"code": code, "message": "<text>"}, optional=True)
 
 
 HANG = {"python": "await hang()", "javascript": "await hang()"}
 #: R-DONE-2: ``line`` is optional ("line?"), present when the guest knows it.
 CANCELLED_DONE = {"error": {"type": "Cancelled", "message": "<text>", "traceback": "<text>",
                             "line?": "<int>"}}
-CALL_HANG = g("CALL", {"id": "<id:1>", "name": "hang", "args": [], "kwargs": {}})
+CALL_HANG = by_guest("CALL", {"id": "<id:1>", "name": "hang", "args": [], "kwargs": {}})
 
 
 def _guest_violation(name: str, title: str, reqs: tuple[str, ...], code: int,
@@ -131,16 +131,17 @@ def _guest_violation(name: str, title: str, reqs: tuple[str, ...], code: int,
                      bindings: tuple[str, ...] = ()) -> Scenario:
     return Scenario(name, title, reqs, kind="host-script", programs=programs or HANG,
                     bindings=bindings or ("hang",),
-                    script=(g("HELLO", HELLO_PATTERN), *attack, connection_error(code), g("EOF")))
+                    script=(by_guest("HELLO", HELLO_PATTERN), *attack, connection_error(code),
+                            by_guest("EOF")))
 
 
 def _after_run(*steps: Step) -> tuple[Step, ...]:
-    return (h("RUN", run_frame(["hang"])), CALL_HANG, *steps)
+    return (by_host("RUN", run_frame(["hang"])), CALL_HANG, *steps)
 
 
 def _script(*steps: Step, programs: dict[str, str] | None = None) -> dict[str, Any]:
     """A host-script scenario's program and script, with HELLO first."""
-    return {"programs": programs or HANG, "script": (g("HELLO", HELLO_PATTERN), *steps)}
+    return {"programs": programs or HANG, "script": (by_guest("HELLO", HELLO_PATTERN), *steps)}
 
 
 QUEUE_PROGRAMS = {
@@ -311,25 +312,26 @@ SCENARIOS: tuple[Scenario, ...] = (
                      raw("host", frame(4, {"id": 1, "value": None}))),
     _guest_violation("unknown-call-id", "A RESULT for a call that was never made",
                      ("R-RESULT-1", "R-STATE-2"), 8,
-                     *_after_run(h("RESULT", {"id": 999, "value": None}))),
+                     *_after_run(by_host("RESULT", {"id": 999, "value": None}))),
     _guest_violation("truncated", "The host's stream ends inside a frame",
                      ("R-TRANS-3",), 9,
-                     raw("host", frame(2, {"source": ""})[:12]), h("EOF")),
+                     raw("host", frame(2, {"source": ""})[:12]), by_host("EOF")),
     _guest_violation("language-unsupported", "RUN asks for a language the guest lacks",
                      ("R-RUN-1",), 10,
-                     h("RUN", run_frame([], language="cobol"))),
+                     by_host("RUN", run_frame([], language="cobol"))),
     Scenario("host-eof", "The host closes the stream while the program runs",
              ("R-TRANS-4", "R-TRANS-6", "R-STATE-5", "R-DONE-5"), kind="host-script",
              programs=HANG, bindings=("hang",),
-             script=(g("HELLO", HELLO_PATTERN), *_after_run(h("EOF")),
-                     g("DONE", CANCELLED_DONE, optional=True),
-                     g("EOF"))),
+             script=(by_guest("HELLO", HELLO_PATTERN), *_after_run(by_host("EOF")),
+                     by_guest("DONE", CANCELLED_DONE, optional=True),
+                     by_guest("EOF"))),
     Scenario("cancel", "CANCEL stops the program",
              ("R-CANCEL-1", "R-DONE-5", "R-STATE-2"), kind="host-script", programs=HANG,
              bindings=("hang",),
-             script=(g("HELLO", HELLO_PATTERN), *_after_run(h("CANCEL", {"reason": "test"})),
-                     g("DONE", CANCELLED_DONE, optional=True),
-                     g("EOF"))),
+             script=(by_guest("HELLO", HELLO_PATTERN),
+                     *_after_run(by_host("CANCEL", {"reason": "test"})),
+                     by_guest("DONE", CANCELLED_DONE, optional=True),
+                     by_guest("EOF"))),
     Scenario("cancel-wind-down", "After CANCEL the program may still print and call",
              ("R-STATE-3", "R-CANCEL-1", "R-CANCEL-2", "R-RESULT-5"), kind="host-script",
              bindings=("hang", "log"),
@@ -344,20 +346,22 @@ SCENARIOS: tuple[Scenario, ...] = (
                                      "  try {\n    await log('bye')\n"
                                      "  } catch (e2) {\n    console.log(e2.type)\n  }\n"
                                      "  throw e\n}"},
-             script=(g("HELLO", HELLO_PATTERN), h("RUN", run_frame(["hang", "log"])), CALL_HANG,
-                     h("CANCEL", {"reason": "test"}),
-                     g("OUTPUT", {"stream": "stdout", "text": "cleanup\n"}),
-                     g("CALL", {"id": "<id:2>", "name": "log", "args": ["bye"], "kwargs": {}}),
-                     h("RESULT", {"id": "<id:2>", "error": {"code": 106, "type": "Cancelled",
+             script=(by_guest("HELLO", HELLO_PATTERN), by_host("RUN", run_frame(["hang", "log"])),
+                     CALL_HANG,
+                     by_host("CANCEL", {"reason": "test"}),
+                     by_guest("OUTPUT", {"stream": "stdout", "text": "cleanup\n"}),
+                     by_guest("CALL", {"id": "<id:2>", "name": "log", "args": ["bye"],
+                                       "kwargs": {}}),
+                     by_host("RESULT", {"id": "<id:2>", "error": {"code": 106, "type": "Cancelled",
                                                           "message": "the run is ending"}}),
-                     g("OUTPUT", {"stream": "stdout", "text": "Cancelled\n"}),
-                     g("DONE", CANCELLED_DONE),
-                     g("EOF"))),
+                     by_guest("OUTPUT", {"stream": "stdout", "text": "Cancelled\n"}),
+                     by_guest("DONE", CANCELLED_DONE),
+                     by_guest("EOF"))),
     Scenario("cancel-swallowed", "A program that catches the cancellation and returns: "
              "its DONE is the value", ("R-DONE-5", "R-CANCEL-2"), kind="host-script",
              bindings=("hang",),
-             **_script(*_after_run(h("CANCEL", {"reason": "test"})),
-                       g("DONE", {"value": "swallowed"}), g("EOF"),
+             **_script(*_after_run(by_host("CANCEL", {"reason": "test"})),
+                       by_guest("DONE", {"value": "swallowed"}), by_guest("EOF"),
                        programs={"python": "import asyncio\ntry:\n    await hang()\n"
                                            "except asyncio.CancelledError:\n"
                                            "    return 'swallowed'",
@@ -370,37 +374,43 @@ SCENARIOS: tuple[Scenario, ...] = (
                                  "await asyncio.sleep(0.1)\nreturn 1",
                        "javascript": "add(1, 2)\nawait new Promise((r) => setTimeout(r, 100))\n"
                                      "return 1"},
-             script=(g("HELLO", HELLO_PATTERN), h("RUN", run_frame(["add"])),
-                     g("CALL", {"id": "<id:1>", "name": "add", "args": [1, 2], "kwargs": {}}),
-                     g("DONE", {"value": 1}),
-                     h("RESULT", {"id": "<id:1>", "value": 3}), h("CANCEL", {"reason": "late"}),
-                     h("RESULT", {"id": 999, "value": None}),
-                     g("EOF"))),
+             script=(by_guest("HELLO", HELLO_PATTERN), by_host("RUN", run_frame(["add"])),
+                     by_guest("CALL", {"id": "<id:1>", "name": "add", "args": [1, 2],
+                                       "kwargs": {}}),
+                     by_guest("DONE", {"value": 1}),
+                     by_host("RESULT", {"id": "<id:1>", "value": 3}),
+                     by_host("CANCEL", {"reason": "late"}),
+                     by_host("RESULT", {"id": 999, "value": None}),
+                     by_guest("EOF"))),
     Scenario("call-queue", "Calls beyond max_calls_in_flight wait in the guest for a RESULT",
              ("R-CALL-3", "R-OUTPUT-1"), kind="host-script", bindings=("echo", "add"),
              limits={**LIMITS, "max_calls_in_flight": 1},
-             **_script(h("RUN", run_frame(["echo", "add"],
+             **_script(by_host("RUN", run_frame(["echo", "add"],
                                           limits={**LIMITS, "max_calls_in_flight": 1})),
-                       g("CALL", {"id": "<id:1>", "name": "echo", "args": [1], "kwargs": {}}),
-                       g("OUTPUT", {"stream": "stdout", "text": "waiting\n"}),
-                       h("RESULT", {"id": "<id:1>", "value": 1}),
-                       g("CALL", {"id": "<id:2>", "name": "add", "args": [1, 2], "kwargs": {}}),
-                       h("RESULT", {"id": "<id:2>", "value": 3}),
-                       g("DONE", {"value": [1, 3]}), g("EOF"), programs=QUEUE_PROGRAMS)),
+                       by_guest("CALL", {"id": "<id:1>", "name": "echo", "args": [1],
+                                         "kwargs": {}}),
+                       by_guest("OUTPUT", {"stream": "stdout", "text": "waiting\n"}),
+                       by_host("RESULT", {"id": "<id:1>", "value": 1}),
+                       by_guest("CALL", {"id": "<id:2>", "name": "add", "args": [1, 2],
+                                         "kwargs": {}}),
+                       by_host("RESULT", {"id": "<id:2>", "value": 3}),
+                       by_guest("DONE", {"value": [1, 3]}), by_guest("EOF"),
+                       programs=QUEUE_PROGRAMS)),
     Scenario("extension-mid-run", "An extension frame nobody negotiated is skipped mid-run",
              ("R-FRAME-7",), kind="host-script", bindings=("hang",),
              **_script(*_after_run(raw("host", encode_frame(0x80, b"\xff\x00")),
-                                   h("RESULT", {"id": "<id:1>", "value": None})),
-                       g("DONE", {"value": None}), g("EOF"))),
+                                   by_host("RESULT", {"id": "<id:1>", "value": None})),
+                       by_guest("DONE", {"value": None}), by_guest("EOF"))),
     _guest_violation("run-limits-invalid", "RUN with value_bytes above frame_bytes - 1024",
                      ("R-LIMIT-1", "R-CBOR-10"), 6,
-                     h("RUN", run_frame(["hang"], limits={**LIMITS, "value_bytes": 65536 - 1023}))),
+                     by_host("RUN", run_frame(["hang"],
+                                              limits={**LIMITS, "value_bytes": 65536 - 1023}))),
     _guest_violation("ceiling-after-run", "After RUN the ceiling is RUN's frame_bytes",
                      ("R-RUN-4", "R-LIMIT-2", "R-FRAME-5"), 4,
                      *_after_run(raw("host", struct.pack(">2sBBHI", b"TH", 1, 4, 0, 65537)))),
     _guest_violation("depth-after-run", "After RUN the depth bound is RUN's max_depth",
                      ("R-RUN-4", "R-CBOR-8"), 5,
-                     *_after_run(h("RESULT", {"id": "<id:1>", "value": nest(33)}))),
+                     *_after_run(by_host("RESULT", {"id": "<id:1>", "value": nest(33)}))),
     _guest_violation("wrong-role", "The host sends a frame only a guest sends",
                      ("R-FRAME-8", "R-STATE-1"), 7,
                      *_after_run(raw("host", frame(3, {"id": 1, "name": "hang", "args": [],
@@ -412,67 +422,68 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("guest-garbage", "The guest sends garbage instead of HELLO",
              ("R-FRAME-2", "R-ERR-1", "R-TERM-1"), kind="guest-script",
              script=(raw("guest", b"Traceback (most recent call last):\n"),
-                     h("ERROR", {"code": 1, "message": "<text>"}))),
+                     by_host("ERROR", {"code": 1, "message": "<text>"}))),
     Scenario("guest-hello-version", "The guest speaks protocol 2",
              ("R-HELLO-2", "R-VER-1"), kind="guest-script",
-             script=(g("HELLO", {**REPLAY_HELLO, "protocol": 2}),
-                     h("ERROR", {"code": 2, "message": "<text>"}))),
+             script=(by_guest("HELLO", {**REPLAY_HELLO, "protocol": 2}),
+                     by_host("ERROR", {"code": 2, "message": "<text>"}))),
     Scenario("guest-error-first", "The guest reports an error before HELLO",
              ("R-ERR-1", "R-ERR-2"), kind="guest-script",
-             script=(g("ERROR", {"code": 11, "message": "cannot start"}),)),
+             script=(by_guest("ERROR", {"code": 11, "message": "cannot start"}),)),
     Scenario("guest-wrong-language", "The guest cannot run the program's language",
              ("R-RUN-1",), kind="guest-script",
-             script=(g("HELLO", {**REPLAY_HELLO, "languages": ["brainfuck"]}),
-                     h("ERROR", {"code": 10, "message": "<text>"}))),
+             script=(by_guest("HELLO", {**REPLAY_HELLO, "languages": ["brainfuck"]}),
+                     by_host("ERROR", {"code": 10, "message": "<text>"}))),
     Scenario("guest-wrong-role", "The guest sends a frame only a host sends",
              ("R-FRAME-8", "R-STATE-1"), kind="guest-script",
-             script=(g("HELLO", REPLAY_HELLO), h("RUN", "<any>"),
-                     g("RESULT", {"id": 1, "value": None}),
-                     h("ERROR", {"code": 7, "message": "<text>"}))),
+             script=(by_guest("HELLO", REPLAY_HELLO), by_host("RUN", "<any>"),
+                     by_guest("RESULT", {"id": 1, "value": None}),
+                     by_host("ERROR", {"code": 7, "message": "<text>"}))),
     Scenario("guest-second-hello", "A second HELLO during the run",
              ("R-STATE-1",), kind="guest-script",
-             script=(g("HELLO", REPLAY_HELLO), h("RUN", "<any>"), g("HELLO", REPLAY_HELLO),
-                     h("ERROR", {"code": 7, "message": "<text>"}))),
+             script=(by_guest("HELLO", REPLAY_HELLO), by_host("RUN", "<any>"),
+                     by_guest("HELLO", REPLAY_HELLO),
+                     by_host("ERROR", {"code": 7, "message": "<text>"}))),
     Scenario("guest-unknown-binding", "A CALL to a binding that RUN did not offer",
              ("R-CALL-5",), kind="guest-script", bindings=("add",),
-             script=(g("HELLO", REPLAY_HELLO), h("RUN", "<any>"),
-                     g("CALL", {"id": 1, "name": "rm", "args": [], "kwargs": {}}),
-                     h("RESULT", "<any>"), g("DONE", {"value": None}))),
+             script=(by_guest("HELLO", REPLAY_HELLO), by_host("RUN", "<any>"),
+                     by_guest("CALL", {"id": 1, "name": "rm", "args": [], "kwargs": {}}),
+                     by_host("RESULT", "<any>"), by_guest("DONE", {"value": None}))),
     Scenario("guest-call-id-reused", "A CALL id that does not increase",
              ("R-CALL-2",), kind="guest-script", bindings=("add",),
-             script=(g("HELLO", REPLAY_HELLO), h("RUN", "<any>"),
-                     g("CALL", {"id": 5, "name": "add", "args": [1, 2], "kwargs": {}}),
-                     h("RESULT", "<any>"),
-                     g("CALL", {"id": 5, "name": "add", "args": [1, 2], "kwargs": {}}),
-                     h("ERROR", {"code": 8, "message": "<text>"}))),
+             script=(by_guest("HELLO", REPLAY_HELLO), by_host("RUN", "<any>"),
+                     by_guest("CALL", {"id": 5, "name": "add", "args": [1, 2], "kwargs": {}}),
+                     by_host("RESULT", "<any>"),
+                     by_guest("CALL", {"id": 5, "name": "add", "args": [1, 2], "kwargs": {}}),
+                     by_host("ERROR", {"code": 8, "message": "<text>"}))),
     Scenario("guest-too-many-calls", "More calls in flight than max_calls_in_flight",
              ("R-CALL-3",), kind="guest-script", bindings=("add", "hang"),
              limits={**LIMITS, "max_calls_in_flight": 1},
-             script=(g("HELLO", REPLAY_HELLO), h("RUN", "<any>"),
-                     g("CALL", {"id": 1, "name": "hang", "args": [], "kwargs": {}}),
-                     g("CALL", {"id": 2, "name": "add", "args": [1, 2], "kwargs": {}}),
-                     h("RESULT", "<any>"), g("DONE", {"value": None}))),
+             script=(by_guest("HELLO", REPLAY_HELLO), by_host("RUN", "<any>"),
+                     by_guest("CALL", {"id": 1, "name": "hang", "args": [], "kwargs": {}}),
+                     by_guest("CALL", {"id": 2, "name": "add", "args": [1, 2], "kwargs": {}}),
+                     by_host("RESULT", "<any>"), by_guest("DONE", {"value": None}))),
     Scenario("guest-oversized-frame", "The guest declares a frame past the ceiling",
              ("R-FRAME-5",), kind="guest-script",
-             script=(g("HELLO", REPLAY_HELLO), h("RUN", "<any>"),
+             script=(by_guest("HELLO", REPLAY_HELLO), by_host("RUN", "<any>"),
                      raw("guest", struct.pack(">2sBBHI", b"TH", 1, 5, 0, 2**32 - 1)),
-                     h("ERROR", {"code": 4, "message": "<text>"}))),
+                     by_host("ERROR", {"code": 4, "message": "<text>"}))),
     Scenario("guest-output-cap", "Output past output_bytes loses its middle; the run goes on",
              ("R-OUTPUT-3",), kind="guest-script", limits={**LIMITS, "output_bytes": 5},
-             script=(g("HELLO", REPLAY_HELLO), h("RUN", "<any>"),
-                     g("OUTPUT", {"stream": "stdout", "text": "hello world"}),
-                     g("DONE", {"value": 1}))),
+             script=(by_guest("HELLO", REPLAY_HELLO), by_host("RUN", "<any>"),
+                     by_guest("OUTPUT", {"stream": "stdout", "text": "hello world"}),
+                     by_guest("DONE", {"value": 1}))),
     Scenario("guest-error-mid-run", "The guest reports an error during the run",
              ("R-ERR-2",), kind="guest-script",
-             script=(g("HELLO", REPLAY_HELLO), h("RUN", "<any>"),
-                     g("ERROR", {"code": 11, "message": "out of paper"}))),
+             script=(by_guest("HELLO", REPLAY_HELLO), by_host("RUN", "<any>"),
+                     by_guest("ERROR", {"code": 11, "message": "out of paper"}))),
     Scenario("guest-eof-mid-run", "The guest's stream ends during the run",
              ("R-TRANS-5",), kind="guest-script",
-             script=(g("HELLO", REPLAY_HELLO), h("RUN", "<any>"), g("EOF"))),
+             script=(by_guest("HELLO", REPLAY_HELLO), by_host("RUN", "<any>"), by_guest("EOF"))),
     Scenario("guest-silent", "A guest that never answers is timed out and cancelled",
              ("R-CANCEL-1", "R-TERM-2"), kind="guest-script", timeout=0.5,
-             script=(g("HELLO", REPLAY_HELLO), h("RUN", "<any>"),
-                     h("CANCEL", {"reason": "timeout"}))),
+             script=(by_guest("HELLO", REPLAY_HELLO), by_host("RUN", "<any>"),
+                     by_host("CANCEL", {"reason": "timeout"}))),
 )
 
 BY_NAME = {s.name: s for s in SCENARIOS}

@@ -47,7 +47,7 @@ class Channel:
         self._sock = sock
         self._on_data = on_data
         self._on_eof = on_eof
-        self._tap = tap  # sees ("in" | "out", bytes) in wire order (the conformance recorder)
+        self._tap = tap  # sees ("in" | "out", bytes) in wire order (Observer.wire)
         self._loop = asyncio.get_running_loop()
         self._outbox: collections.deque[memoryview] = collections.deque()
         self._unsent = 0  # bytes in the outbox

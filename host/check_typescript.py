@@ -22,7 +22,7 @@ from typing import Any
 
 from . import stubs_typescript
 from .description import Description
-from .guests import GUEST_DIR
+from .paths import GUEST_DIR
 from .result import RunError
 
 _GUEST_NAMES = """

@@ -24,14 +24,15 @@ import ctypes
 import os
 import sys
 from functools import cache
-from pathlib import Path
+
+from .paths import GUEST_DIR, guest_binds
 
 #: Read (and execute) under Landlock, as bwrap shows them under namespaces.
 SYSTEM_READ = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc/ld.so.cache",
                "/etc/localtime", "/etc/ssl/openssl.cnf", "/proc")
 #: Devices a guest may open for reading and writing.
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
-LAUNCHER = str(Path(__file__).resolve().parent.parent / "guest" / "python" / "confine.py")
+LAUNCHER = str(GUEST_DIR / "python" / "confine.py")
 
 
 #: landlock_create_ruleset, the same number on every architecture, and its
@@ -53,10 +54,8 @@ def landlock_version() -> int:
 
 @cache
 def _landlock_options() -> tuple[str, ...]:
-    from .sandbox import _guest_binds  # the same files bwrap binds for a guest
-
-    out: list[str] = []
-    for path in _outermost(*SYSTEM_READ, *_guest_binds()):
+    out: list[str] = []  # the same files bwrap binds for a guest
+    for path in _outermost(*SYSTEM_READ, *guest_binds()):
         out += ["--landlock-read", path]
     for path in DEVICES:
         out += ["--landlock-write", path]

@@ -394,6 +394,43 @@ def ref_name(schema: Any) -> str | None:
     return None
 
 
+def alternatives(schema: Mapping[str, Any]) -> list[Any] | None:
+    """The schemas a value matches one of, for a schema made of others
+    (``anyOf``, ``oneOf``, a single ``allOf``, a list of types); else None.
+    Both renderings write them as a union."""
+    for union in ("anyOf", "oneOf"):
+        if isinstance(schema.get(union), list):
+            return list(schema[union])
+    if isinstance(schema.get("allOf"), list) and len(schema["allOf"]) == 1:
+        return [schema["allOf"][0]]
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return [{**schema, "type": k} for k in kind]
+    return None
+
+
+class TypeNames:
+    """The names a rendering declares its object types by: one per distinct
+    schema, from its title or ``hint``, never one already ``taken``."""
+
+    def __init__(self, taken: set[str]) -> None:
+        self._taken = taken
+        self._named: dict[str, str] = {}  # the schema's text -> its name
+
+    def name(self, schema: Mapping[str, Any], hint: str) -> tuple[str, bool]:
+        """The schema's name, and whether it is new (still to declare)."""
+        key = repr(sorted(schema.items(), key=lambda kv: kv[0]))
+        if key in self._named:
+            return self._named[key], False
+        name = identifier(str(schema.get("title") or hint))
+        name = name[:1].upper() + name[1:]
+        while name in self._taken:
+            name += "_"
+        self._taken.add(name)
+        self._named[key] = name
+        return name, True
+
+
 _CONSTRAINTS = (
     ("minimum", ">= {}"), ("exclusiveMinimum", "> {}"), ("maximum", "<= {}"),
     ("exclusiveMaximum", "< {}"), ("multipleOf", "a multiple of {}"),

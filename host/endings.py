@@ -47,6 +47,22 @@ def crash(message: str) -> Ending:
     return Ending(Status.CRASHED, RunError("GuestCrashed", message))
 
 
+def cancelled(message: str) -> Ending:
+    return Ending(Status.CANCELLED, RunError("Cancelled", message))
+
+
+def broken_protocol(problem: object, *, after_done: bool = False) -> Ending:
+    """The guest broke the protocol: ``problem`` says how."""
+    return protocol_error(f"the guest broke the protocol: {problem}", after_done=after_done)
+
+
+def protocol_error(message: str, kind: str = "ProtocolError", *,
+                   after_done: bool = False) -> Ending:
+    """The run ended on its channel: the guest broke the protocol or
+    reported an ERROR, or (``kind`` InternalError) the host failed on it."""
+    return Ending(Status.PROTOCOL_ERROR, RunError(kind, message), after_done=after_done)
+
+
 def exit_ending(code: int, *, cgroup_out_of_memory: bool, stderr: str) -> Ending:
     """A guest that exited with status ``code`` (negative: the signal)
     without DONE: the cgroup, the status and V8's last words tell a limit
@@ -72,19 +88,25 @@ def claims_out_of_memory(done: Done) -> bool:
         e.type == "RangeError" and "allocation failed" in e.message))
 
 
-def done_ending(done: Done, *, at_memory_limit: bool) -> Ending:
+def done_ending(done: Done, *, at_memory_limit: bool,
+                variables_problem: str | None = None) -> Ending:
     """The ending DONE reports; ``at_memory_limit``: the host sees the run at
     its memory limit (:func:`at_memory_limit`), so an out-of-memory error is
-    believed."""
+    believed. ``variables_problem``: how DONE's variables break R-VARS-4/5
+    (a forged DONE must not break the next run's RUN)."""
+    if variables_problem is not None:
+        return broken_protocol(variables_problem, after_done=True)
+    variables: dict[str, Any] = {} if done.variables is None else {
+        "variables": done.variables, "dropped_variables": done.dropped}
     if done.error is None:
-        return Ending(Status.OK, value=done.value, after_done=True)
+        return Ending(Status.OK, value=done.value, after_done=True, **variables)
     e = done.error
     error = RunError(e.type, e.message, e.traceback, e.line)
     if e.code is ErrorCode.VALUE_TOO_LARGE:
-        return Ending(Status.LIMIT, error, limit="value_bytes", after_done=True)
+        return Ending(Status.LIMIT, error, limit="value_bytes", after_done=True, **variables)
     if claims_out_of_memory(done) and at_memory_limit:
-        return Ending(Status.LIMIT, error, limit="memory_bytes", after_done=True)
-    return Ending(Status.ERROR, error, after_done=True)
+        return Ending(Status.LIMIT, error, limit="memory_bytes", after_done=True, **variables)
+    return Ending(Status.ERROR, error, after_done=True, **variables)
 
 
 def at_memory_limit(limit: int | None, language: str, *, ceiling_reached: bool,

@@ -1,9 +1,10 @@
 """What happens during a run, as it happens: typed events and their delivery.
 
-A session tells an :class:`Observer` about each printed chunk and each
-binding call; :class:`Emitter` turns that into the frozen events below for
-an ``on_event`` callback, and :class:`EventBuffer` holds them for
-``Runtime.stream()`` between the run and a consumer that may lag.
+A session tells an :class:`Observer` about each printed chunk, each
+binding call and the bytes on the guest's channel; :class:`Emitter` turns
+the first two into the frozen events below for an ``on_event`` callback,
+and :class:`EventBuffer` holds them for ``Runtime.stream()`` between the
+run and a consumer that may lag.
 
 Printed text is delivered live up to ``Limits.output_bytes`` in total; past
 it no more :class:`Printed` events come (the result still keeps the head
@@ -86,6 +87,11 @@ class Observer:
     def call_ended(self, call: Call, result: Result) -> None:
         """``result`` answers ``call``."""
 
+    def wire(self, direction: str, data: bytes) -> None:
+        """``data`` crossed the guest's channel, ``"in"`` (from the guest)
+        or ``"out"``, in the order the bytes crossed (the conformance runner
+        splits them into frames)."""
+
 
 class Observers(Observer):
     """Several observers, told in order."""
@@ -104,6 +110,10 @@ class Observers(Observer):
     def call_ended(self, call: Call, result: Result) -> None:
         for observer in self._observers:
             observer.call_ended(call, result)
+
+    def wire(self, direction: str, data: bytes) -> None:
+        for observer in self._observers:
+            observer.wire(direction, data)
 
 
 def combine(*observers: Observer | None) -> Observer | None:

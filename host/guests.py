@@ -19,13 +19,11 @@ from pathlib import Path
 
 import cbor2
 
-import tether
-
 from . import confinement
 from .limits import Limits
+from .paths import GUEST_DIR, PACKAGE_DIR
 
 LANGUAGES = ("python", "javascript", "typescript")
-GUEST_DIR = Path(__file__).resolve().parent.parent / "guest"
 MiB = 1024 * 1024
 NODE_MIN_DATA = 64 * MiB
 
@@ -181,7 +179,7 @@ def node_modules(path: str | os.PathLike[str]) -> str:
 @cache
 def _python_paths() -> tuple[str, ...]:
     """Where the shim imports tether and cbor2 from (site-packages is off)."""
-    dirs = [Path(module.__file__ or "").resolve().parent.parent for module in (tether, cbor2)]
+    dirs = [PACKAGE_DIR.resolve().parent, Path(cbor2.__file__).resolve().parent.parent]
     return tuple(dict.fromkeys(str(d) for d in dirs))
 
 
@@ -246,12 +244,13 @@ def _python_argv(interpreters: Interpreters, packages: Packages) -> list[str]:
 def zygote_command(workdir: str, mode: str, interpreters: Interpreters,
                    env: Mapping[str, str] | None = None, *,
                    seccomp: bytes = b"", packages: Packages = Packages()) -> GuestCommand:
-    """The CPython fork server (host/zygote.py); ``mode`` is isolate or plain.
+    """The CPython fork server (host/zygote.py); ``mode`` is its profile,
+    ``namespaces`` or ``process``.
     The template itself runs unconfined (it makes each run's namespaces);
     the options in its argv are for every guest it forks."""
     binds = (packages.python,) if packages.python else ()
     argv = [*_python_argv(interpreters, packages), "--zygote", mode,
-            *confinement.options(seccomp, landlock=mode == "plain", read=binds)]
+            *confinement.options(seccomp, landlock=mode == "process", read=binds)]
     for module in packages.preload:
         argv += ["--preload", module]
     return GuestCommand(tuple(argv), guest_env(workdir, env), binds=binds)

@@ -28,9 +28,10 @@ from pathlib import Path
 from tether.codec import Connection, Hello, Role, RunLimits
 
 from . import cgroups, confinement
+from .endings import at_memory_limit
 from .guests import NODE_MIN_DATA, GuestCommand
 from .limits import Limits
-from .process import Child, in_thread, remove_tree, spawn
+from .process import Child, in_thread, proc_stat, remove_tree, spawn
 from .reader import STEP_BYTES, between_steps
 from .sandbox import Sandbox, bwrap_argv
 
@@ -55,8 +56,6 @@ class GuestProcess:
     #: Forked by the template (host/zygote.py): under namespaces ``guest_pid``
     #: is the guest itself, which is also its PID namespace's init.
     forked: bool = False
-    _cgroup_ceilings: tuple[int | None, int | None] | None = None
-    _rlimits: tuple[str, RunLimits] | None = None
 
     def kill(self) -> None:
         """SIGKILL to everything at once: bwrap's group and, by killing its
@@ -140,21 +139,29 @@ class GuestProcess:
             self.guest_pid = _first_child(self.child.pid)
         self.cgroup = _cgroup_for(self.guest_pid)
 
-    def apply_limits(self, language: str, limits: Limits) -> None:
-        """The run's limits, before its RUN: rlimits on the guest (the
-        program's processes inherit them) and the cgroup's ceilings. A warm
-        guest's are set while it waits, and only rewritten for a run whose
-        limits differ."""
-        wanted = (language, limits.wire())
-        if self._rlimits != wanted:
-            apply_rlimits(self.program_pid(), language, limits)
-            self._rlimits = wanted
-        ceilings = (limits.memory_bytes, limits.processes)
-        if self.cgroup is not None and self._cgroup_ceilings != ceilings:
+    def apply_limits(self, language: str, limits: RunLimits) -> None:
+        """The run's limits, between its HELLO and its RUN (once per run):
+        rlimits on the guest (the program's processes inherit them) and the
+        cgroup's ceilings."""
+        apply_rlimits(self.program_pid(), language, limits)
+        if self.cgroup is not None:
             with contextlib.suppress(OSError):
                 self.cgroup.set_limits(memory_bytes=limits.memory_bytes,
                                        processes=limits.processes)
-                self._cgroup_ceilings = ceilings
+
+    def at_memory_limit(self, limit: int | None, language: str) -> bool:
+        """Whether the host sees the guest at its memory ``limit``: the
+        guest's own out-of-memory error is only its claim."""
+        if limit is None:
+            return False
+        if self.cgroup is not None and at_memory_limit(
+                limit, language, ceiling_reached=self.cgroup.ceiling_reached(),
+                peak=self.cgroup.peak_memory(), used=None):
+            return True
+        # The rlimit the allocation ran into, if the guest is still there to
+        # ask: address space (Python) or data (Node).
+        used = memory_use(self.program_pid(), peak=language == "python")
+        return at_memory_limit(limit, language, ceiling_reached=False, peak=None, used=used)
 
 
 async def launch(command: GuestCommand, workdir: str, profile: Sandbox,
@@ -276,13 +283,8 @@ _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 def cpu_seconds(pid: int) -> float | None:
     """CPU time (user + system) ``pid`` and the children it reaped have used."""
-    try:
-        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
-        try:
-            fields = os.read(fd, 4096).rsplit(b")", 1)[1].split()
-        finally:
-            os.close(fd)
-    except (OSError, IndexError):
+    fields = proc_stat(pid)
+    if fields is None:
         return None
     return sum(int(f) for f in fields[11:15]) / _CLOCK_TICKS
 
@@ -329,7 +331,7 @@ def _read_info(fd: int) -> dict[str, object]:
                 return parsed
 
 
-def apply_rlimits(pid: int, language: str, limits: Limits) -> None:
+def apply_rlimits(pid: int, language: str, wire: RunLimits) -> None:
     """Lower the guest's rlimits from outside (prlimit), between its HELLO and
     the RUN, so no program code runs unlimited even in a guest that cannot
     limit itself. Node reserves far more address space than it uses, so it
@@ -337,7 +339,6 @@ def apply_rlimits(pid: int, language: str, limits: Limits) -> None:
     ``processes`` is not an rlimit here: RLIMIT_NPROC counts every process of
     the user (and root ignores it); the namespaces sandbox's pids cgroup
     bounds the run's own tree instead."""
-    wire = limits.wire()
     wanted = {
         resource.RLIMIT_CPU: wire.cpu_seconds,
         resource.RLIMIT_NOFILE: wire.open_files,

@@ -100,8 +100,10 @@ class Limits:
         if problem:
             raise ValueError(f"Limits: {problem}")
 
-    def wire(self) -> RunLimits:
-        """The limits RUN carries to the guest."""
+    def wire(self, *, variables: bool = False) -> RunLimits:
+        """The limits RUN carries to the guest, and that the host applies to
+        it; ``variables``: the run is given variables, so RUN carries
+        ``variables_bytes`` too (spec §7.9)."""
         cpu = self.cpu_seconds
         if cpu is None:
             cpu = math.ceil(self.timeout) + 1
@@ -116,4 +118,5 @@ class Limits:
             open_files=self.open_files,
             file_bytes=self.file_bytes,
             processes=self.processes,
+            variables_bytes=self.variables_bytes if variables else None,
         )

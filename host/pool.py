@@ -67,11 +67,11 @@ class GuestStartError(Exception):
 
 
 class Starter(Protocol):
-    """How a pool gets its guests. ``cheap``: fast enough to start one for a
-    run that finds the pool empty, rather than start it cold."""
+    """How a pool gets its guests. ``starts_on_demand``: fast enough to start
+    one for a run that finds the pool empty, rather than start it cold."""
 
     @property
-    def cheap(self) -> bool: ...
+    def starts_on_demand(self) -> bool: ...
 
     async def start(self) -> StartedGuest: ...
 
@@ -87,12 +87,14 @@ class Starter(Protocol):
 class SpawnStarter:
     """Each guest a new interpreter (Node; Python without a fork server)."""
 
-    cheap = False  # a run that finds no guest ready starts its own
+    starts_on_demand = False  # a run that finds no guest ready starts its own
 
-    def __init__(self, language: str, command_for: Callable[[str, bool], GuestCommand],
+    def __init__(self, command_for: Callable[[str, bool], GuestCommand],
                  limits: Limits, profile: Sandbox) -> None:
-        """``command_for(workdir, warm)``: the guest's command line."""
-        self._language = language
+        """``command_for(workdir, warm)``: the guest's command line;
+        ``limits``: those of the pool's runs that fix how a guest starts
+        (``disk_bytes``, Node's heap). Each run applies its own limits to
+        its guest (host/session.py)."""
         self._command_for = command_for
         self._limits = limits
         self._profile = profile
@@ -108,14 +110,11 @@ class SpawnStarter:
             if isinstance(exc, OSError):  # the host is out of processes or descriptors
                 raise GuestStartError(str(exc)) from exc
             raise
-        return await _until_hello(launched, workdir, self._prepare)
+        return await _until_hello(launched, workdir)
 
     async def start_cold(self, limits: Limits) -> StartedGuest:
         return await start_guest(lambda workdir: self._command_for(workdir, False),
                                  self._profile, limits)
-
-    def _prepare(self, launched: GuestProcess) -> None:
-        launched.apply_limits(self._language, self._limits)
 
     def idle(self) -> None:
         pass
@@ -138,11 +137,11 @@ class ForkStarter:
         self._failures = 0
 
     @property
-    def cheap(self) -> bool:
+    def starts_on_demand(self) -> bool:
         return self._failures < FORK_ATTEMPTS
 
     async def start(self) -> StartedGuest:
-        if not self.cheap:
+        if not self.starts_on_demand:
             return await self._fallback.start()
         workdir = None if self._private else new_workdir()
         try:
@@ -158,7 +157,7 @@ class ForkStarter:
             raise GuestStartError(str(exc)) from exc
         except (ZygoteError, GuestStartError) as exc:
             self._failures += 1
-            if not self.cheap:
+            if not self.starts_on_demand:
                 logger.warning("tether: Python guests cannot be forked here, so each starts "
                                "as a new interpreter: %s %s", exc, self._zygote.stderr())
             raise GuestStartError(str(exc)) from exc
@@ -170,7 +169,6 @@ class ForkStarter:
 
     def _prepare(self, launched: GuestProcess) -> None:
         launched.adopt_forked()
-        launched.apply_limits("python", self._limits)
 
     def idle(self) -> None:
         self._zygote.stop_when_unused()
@@ -227,7 +225,7 @@ class GuestPool:
         self._closed = False
 
     async def acquire(self) -> StartedGuest | None:
-        """A ready guest; when none is, a new one if starting one is cheap,
+        """A ready guest; when none is, a new one if the starter starts on demand,
         else None (then :meth:`start_cold`). Call :meth:`refill` after the
         run, so that replacements do not compete with it."""
         guest = None
@@ -238,7 +236,7 @@ class GuestPool:
             else:
                 guest = candidate
         self._touch()
-        if guest is None and self._starter.cheap and not self._closed:
+        if guest is None and self._starter.starts_on_demand and not self._closed:
             with contextlib.suppress(GuestStartError):
                 guest = await self._starter.start()
         return guest

@@ -22,6 +22,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tether.codec.forkserver import exit_status
+
 from . import threads
 
 #: Descriptors handed to posix_spawn are moved at least this high first, so
@@ -255,14 +257,23 @@ def _live_members(pgid: int) -> bool:
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as stat:
-                fields = stat.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if int(fields[2]) == pgid and fields[0] != b"Z":
+        fields = proc_stat(int(name))
+        if fields is not None and int(fields[2]) == pgid and fields[0] != b"Z":
             return True
     return False
+
+
+def proc_stat(pid: int) -> list[bytes] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command name (the
+    first is the state, field 3 of proc(5)), or None when ``pid`` is gone."""
+    try:
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+        try:
+            return os.read(fd, 4096).rsplit(b")", 1)[1].split()
+        finally:
+            os.close(fd)
+    except (OSError, IndexError):
+        return None
 
 
 async def _until_group_dead(pgid: int, limit: float) -> None:
@@ -285,11 +296,7 @@ def _on_exit(child: Child) -> None:
         # Reaping now would free the group id while descendants may live on;
         # report "exited" and reap in terminate(), after the group is killed.
         status = os.waitid(os.P_PIDFD, child._pidfd, os.WEXITED | os.WNOWAIT | os.WNOHANG)
-        code = 0
-        if status is not None:
-            code = -status.si_status if status.si_code in (
-                os.CLD_KILLED, os.CLD_DUMPED) else status.si_status
-        child.exited.set_result(code)
+        child.exited.set_result(0 if status is None else exit_status(status))
 
 
 async def in_thread(work: Callable[..., None], *args: Any) -> None:

@@ -15,19 +15,18 @@ and every run shares the loop, so it is bounded three ways:
   that floods blocks on its own full socket.
 
 While a frame is decoded in the thread, the connection belongs to that
-thread: the owner holds its own sends until :attr:`Reader.busy` turns false
-again (``on_idle``).
+thread: :meth:`Reader.send` holds the owner's messages until it is back.
 """
 
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 from collections.abc import Callable
 from typing import Final
 
-from tether.codec import NEED_DATA, Connection, Event
-from tether.codec.frames import _NeedData
+from tether.codec import NEED_DATA, Connection, Event, Message, NeedData, ProtocolError
 
 from . import threads
 from .channel import Channel
@@ -52,31 +51,45 @@ def between_steps() -> None:
 
 
 class Reader:
-    """Feeds ``conn`` from ``channel`` and hands each event to ``on_event``;
-    a protocol violation or an error of ours goes to ``on_error``. Stops for
-    good once ``finished()`` is true."""
+    """Feeds ``conn`` from the guest's end of fd 3, ``sock``, and hands each
+    event to ``on_event``; a protocol violation or an error of ours goes to
+    ``on_error``. Stops for good once ``finished()`` is true. ``tap`` sees
+    the channel's bytes (:class:`~.channel.Channel`)."""
 
     def __init__(
         self,
         conn: Connection,
-        channel: Channel,
+        sock: socket.socket,
         *,
         on_event: Callable[[Event], None],
         on_error: Callable[[Exception], None],
         finished: Callable[[], bool],
-        on_idle: Callable[[], None],
+        tap: Callable[[str, bytes], None] | None = None,
     ) -> None:
         self._conn = conn
-        self._channel = channel
+        self.channel = self._channel = Channel(sock, self.feed, self.eof, tap)
         self._on_event = on_event
         self._on_error = on_error
         self._finished = finished
-        self._on_idle = on_idle
+        self._held: list[tuple[Message, bytes | None]] = []
         self._loop = asyncio.get_running_loop()
         self.busy = False  # a frame is being decoded in the decoding thread
         self._later = False  # the rest of the backlog waits for the next turn
         self._quiet = asyncio.Event()  # nothing buffered is left to process
         self._quiet.set()
+
+    def send(self, message: Message, payload: bytes | None = None) -> None:
+        """Send ``message`` (``payload``: its encoded envelope, when known),
+        once the connection is back from the decoding thread; one the
+        connection refuses (a RESULT racing the end of the run) says nothing."""
+        if self.busy:
+            self._held.append((message, payload))
+            return
+        try:
+            header, payload = self._conn.send_parts(message, payload)
+        except ProtocolError:
+            return
+        self._channel.write(header, payload)
 
     def feed(self, data: bytes) -> None:
         self._conn.receive_data(data)
@@ -131,7 +144,7 @@ class Reader:
         job = self._loop.run_in_executor(decoding, self._conn.next_event)
         job.add_done_callback(self._decoded)
 
-    def _decoded(self, job: asyncio.Future[Event | _NeedData]) -> None:
+    def _decoded(self, job: asyncio.Future[Event | NeedData]) -> None:
         self.busy = False
         if self._finished():
             job.exception()  # retrieved: the run is over, its frame does not matter
@@ -145,5 +158,7 @@ class Reader:
             return
         if event is not NEED_DATA:
             self._on_event(event)
-        self._on_idle()
+        held, self._held = self._held, []
+        for message, payload in held if not self._finished() else ():
+            self.send(message, payload)
         self.process()

@@ -30,6 +30,7 @@ from .guests import (
 )
 from .limits import Limits
 from .pool import ForkStarter, GuestPool, PoolConfig, SpawnStarter, Starter, discard
+from .request import RunRequest
 from .result import RunError, RunResult, Status
 from .sandbox import Sandbox, resolve
 from .seccomp import SeccompUnavailable, SyscallFilter
@@ -135,7 +136,7 @@ class Runtime:
                                      self._env, warm=warm, seccomp=self._seccomp,
                                      packages=self._packages)
 
-            spawn = SpawnStarter(language, command_for, limits, sandbox)
+            spawn = SpawnStarter(command_for, limits, sandbox)
             starter: Starter = spawn
             if language == "python" and self._pool_config.fork_server:
                 starter = ForkStarter(self._zygote(sandbox), limits, sandbox, spawn)
@@ -273,9 +274,10 @@ class Runtime:
                 "Cancelled", "the runtime was closed before the program started"))
         assert ready is not None
         trace = None if self.tracing is None else self.tracing.start(language, str(profile))
-        session = Session(source, language, prepared, limits, ready, defer=self._defer,
+        request = RunRequest(source, language, prepared, limits, wire_variables,
+                             bool(last_expression))
+        session = Session(request, ready, defer=self._defer,
                           binding_threads=self._binding_threads,
-                          variables=wire_variables, last_expression=bool(last_expression),
                           observer=combine(None if on_event is None else
                                            Emitter(on_event, limits.output_bytes), trace, log),
                           approve=self.approve if approve is None else approve,

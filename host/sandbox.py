@@ -21,19 +21,13 @@ from __future__ import annotations
 
 import enum
 import os
-import shutil
 import subprocess
-import sys
 import warnings
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
-
-import cbor2
-
-import tether
 
 from . import cgroups, confinement
+from .paths import guest_binds
 
 #: Where the bwrap binary is looked for (Debian package ``bubblewrap``).
 BWRAP_PATHS = ("/usr/bin/bwrap", "/usr/local/bin/bwrap")
@@ -114,22 +108,6 @@ def _warn_if_root() -> None:
                       "sandbox='namespaces'", RuntimeWarning, stacklevel=4)
 
 
-@cache
-def _guest_binds() -> tuple[str, ...]:
-    """Host paths a guest needs, bound read-only at the same place inside:
-    the interpreters' prefixes and tether's and cbor2's package directories
-    (with the targets of tether's symlinked subpackages)."""
-    paths = {sys.base_prefix, str(Path(cbor2.__file__).resolve().parent)}
-    package = Path(tether.__file__).parent
-    paths.add(str(package))
-    for sub in ("codec", "guest"):
-        paths.add(str((package / sub).resolve()))
-    node = shutil.which("node")
-    if node is not None:
-        paths.add(str(Path(node).resolve().parent.parent))
-    return tuple(sorted(p for p in paths if not p.startswith("/usr/")))
-
-
 def bwrap_argv(argv: tuple[str, ...], env: dict[str, str], workdir: str,
                info_fd: int, block_fd: int, *, disk_bytes: int | None,
                seccomp_fd: int | None = None,
@@ -158,7 +136,7 @@ def bwrap_argv(argv: tuple[str, ...], env: dict[str, str], workdir: str,
            *size, "--tmpfs", "/tmp",
            "--info-fd", str(info_fd), "--block-fd", str(block_fd),
            "--clearenv"]
-    for path in (*_guest_binds(), *binds):
+    for path in (*guest_binds(), *binds):
         out += ["--ro-bind", path, path]
     out += [*size, "--tmpfs", workdir, "--chdir", workdir]
     for key, value in env.items():

@@ -12,8 +12,16 @@ import keyword
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .description import Description, ParamKind, ref_name, resolve, schema_text, type_name
-from .identifiers import identifier
+from .description import (
+    Description,
+    ParamKind,
+    TypeNames,
+    alternatives,
+    ref_name,
+    resolve,
+    schema_text,
+    type_name,
+)
 
 HEADER = "from typing import Any, Literal, NotRequired, TypedDict\n"
 
@@ -23,8 +31,7 @@ class _Types:
 
     def __init__(self, taken: set[str]) -> None:
         self.classes: list[str] = []
-        self._named: dict[str, str] = {}  # the schema's text -> its class name
-        self._taken = taken
+        self._names = TypeNames(taken)
 
     def expression(self, schema: Any, root: Mapping[str, Any], hint: str) -> str:
         if schema is True or not isinstance(schema, Mapping) or not schema:
@@ -36,14 +43,10 @@ class _Types:
             return f"Literal[{_literal(schema['const'])}]"
         if "enum" in schema and isinstance(schema["enum"], list):
             return f"Literal[{', '.join(_literal(v) for v in schema['enum'])}]"
-        for union in ("anyOf", "oneOf"):
-            if isinstance(schema.get(union), list):
-                return _union(self.expression(s, root, hint) for s in schema[union])
-        if isinstance(schema.get("allOf"), list) and len(schema["allOf"]) == 1:
-            return self.expression(schema["allOf"][0], root, hint)
+        options = alternatives(schema)
+        if options is not None:
+            return _union(self.expression(s, root, hint) for s in options)
         kind = schema.get("type")
-        if isinstance(kind, list):
-            return _union(self.expression({**schema, "type": k}, root, hint) for k in kind)
         if kind == "null":
             return "None"
         if kind == "boolean":
@@ -68,15 +71,9 @@ class _Types:
         return "Any"
 
     def _typed_dict(self, schema: Mapping[str, Any], root: Mapping[str, Any], hint: str) -> str:
-        key = repr(sorted(schema.items(), key=lambda kv: kv[0]))
-        if key in self._named:
-            return self._named[key]
-        name = identifier(str(schema.get("title") or hint))
-        name = name[:1].upper() + name[1:]
-        while name in self._taken:
-            name += "_"
-        self._taken.add(name)
-        self._named[key] = name
+        name, new = self._names.name(schema, hint)
+        if not new:
+            return name
         required = set(schema.get("required", []))
         fields = []
         for field, sub in schema["properties"].items():

@@ -15,7 +15,16 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .description import Description, ParamKind, ref_name, resolve, schema_text, type_name
+from .description import (
+    Description,
+    ParamKind,
+    TypeNames,
+    alternatives,
+    ref_name,
+    resolve,
+    schema_text,
+    type_name,
+)
 from .identifiers import identifier
 
 _PLAIN_KEY = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
@@ -24,8 +33,7 @@ _PLAIN_KEY = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 class _Types:
     def __init__(self, taken: set[str]) -> None:
         self.interfaces: list[str] = []
-        self._named: dict[str, str] = {}
-        self._taken = taken
+        self._names = TypeNames(taken)
 
     def expression(self, schema: Any, root: Mapping[str, Any], hint: str) -> str:
         if schema is True or not isinstance(schema, Mapping) or not schema:
@@ -40,14 +48,10 @@ class _Types:
             return json.dumps(schema["const"])
         if "enum" in schema and isinstance(schema["enum"], list):
             return _union(json.dumps(v) for v in schema["enum"])
-        for union in ("anyOf", "oneOf"):
-            if isinstance(schema.get(union), list):
-                return _union(self.expression(s, root, hint) for s in schema[union])
-        if isinstance(schema.get("allOf"), list) and len(schema["allOf"]) == 1:
-            return self.expression(schema["allOf"][0], root, hint)
+        options = alternatives(schema)
+        if options is not None:
+            return _union(self.expression(s, root, hint) for s in options)
         kind = schema.get("type")
-        if isinstance(kind, list):
-            return _union(self.expression({**schema, "type": k}, root, hint) for k in kind)
         if kind == "null":
             return "null"
         if kind == "boolean":
@@ -84,15 +88,9 @@ class _Types:
         return "{\n" + "\n".join(lines) + f"\n{indent}}}"
 
     def _interface(self, schema: Mapping[str, Any], root: Mapping[str, Any], hint: str) -> str:
-        key = repr(sorted(schema.items(), key=lambda kv: kv[0]))
-        if key in self._named:
-            return self._named[key]
-        name = identifier(str(schema.get("title") or hint))
-        name = name[:1].upper() + name[1:]
-        while name in self._taken:
-            name += "_"
-        self._taken.add(name)
-        self._named[key] = name
+        name, new = self._names.name(schema, hint)
+        if not new:
+            return name
         body = self._object(schema, root, name, "")
         about = schema_text(schema, root)
         head = f"/** {_comment(about)} */\n" if about else ""

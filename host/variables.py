@@ -8,6 +8,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from tether.codec import (
+    Done,
     Value,
     ValueModelError,
     count_items,
@@ -54,6 +55,27 @@ def prepare_variables(variables: Mapping[str, Any], bindings: Mapping[str, Any],
         raise ValueError(f"the variables hold more than {items} values "
                          f"(Limits.variables_bytes / 16)")
     return wire
+
+
+def returned_variables_problem(done: Done, payload_size: int, budget: int) -> str | None:
+    """How the variables of ``done`` (a DONE of ``payload_size`` encoded
+    bytes) break R-VARS-4/5 under ``budget`` (``variables_bytes``), or None.
+    A forged DONE must not break the next run's RUN."""
+    assert done.variables is not None
+    for name in done.variables:
+        problem = variable_name_problem(name)
+        if problem is not None:
+            return f"DONE.variables: {name!r} {problem}"
+    items = value_items(budget)
+    if payload_size > min(budget, items):  # else they surely fit
+        payload = encode_payload({"dropped": done.dropped or {},
+                                  "variables": done.variables})
+        if len(payload) - 1 > budget:
+            return (f"DONE's variables take {len(payload) - 1} bytes, over "
+                    f"variables_bytes ({budget})")
+        if count_items(payload, items + 3) > items + 3:  # the map, its two keys
+            return f"DONE's variables hold more than {items} values"
+    return None
 
 
 class RunSession:

@@ -92,7 +92,7 @@ class Zygote:
 
     async def _start(self) -> None:
         self._workdir = new_workdir()
-        command = self._command_for(self._workdir, "isolate" if self._isolate else "plain")
+        command = self._command_for(self._workdir, "namespaces" if self._isolate else "process")
         self._launched = await launch(command, self._workdir, self._profile, _TEMPLATE_OUTPUT,
                                       disk_bytes=_TEMPLATE_DISK,
                                       channel_type=socket.SOCK_SEQPACKET)
@@ -197,7 +197,7 @@ class Zygote:
             host_end.close()
             raise
         if not self._isolate:
-            os.close(pidfd)  # a plain guest is killed by its process group
+            os.close(pidfd)  # a process-profile guest dies with its group
             pidfd = -1
 
         exited.add_done_callback(lambda _: self._exits.pop(token, None))

@@ -4,7 +4,7 @@ Started by the host as::
 
     python -I -S -B .../guest/python/main.py --cwd DIR [--warm] [--path DIR]...
         [--packages DIR] [--preload MODULE]... [CONFINE]
-    python -I -S -B .../guest/python/main.py --zygote isolate|plain [--path DIR]...
+    python -I -S -B .../guest/python/main.py --zygote namespaces|process [--path DIR]...
         [--packages DIR] [--preload MODULE]... [CONFINE]
 
 ``--path`` entries are where ``tether`` and ``cbor2`` live (``-S`` leaves
@@ -52,7 +52,7 @@ def _bootstrap() -> None:
         site.addsitedir(packages)  # after tether's own paths are gone
     preload = _values(args, "--preload")
     if "--zygote" in args:
-        zygote.main(args[args.index("--zygote") + 1] == "isolate", confinement, preload,
+        zygote.main(args[args.index("--zygote") + 1] == "namespaces", confinement, preload,
                     _values(args, "--packages"))
     if "--warm" in args:
         shim.preload(preload)

@@ -1,10 +1,11 @@
 """The CPython fork server: a template that has loaded the shim (and asyncio)
 but never runs a program; it forks one guest per run.
 
-Started by the host like a guest, with ``--zygote isolate|plain``; fd 3 is a
+Started by the host like a guest, with ``--zygote namespaces|process`` (its
+sandbox profile); fd 3 is a
 SOCK_SEQPACKET control socket whose messages codec/forkserver.py defines.
 
-``isolate`` (inside the namespaces sandbox): every run gets its own user,
+``namespaces`` (inside the namespaces sandbox): every run gets its own user,
 PID, mount, network, IPC and UTS namespaces, a fresh tmpfs of bounded size
 at its work directory, /tmp and /dev/shm (the template's root and /dev are
 read-only, and stay so in the run's namespace: the kernel locks a mount's
@@ -16,7 +17,7 @@ sets them up and forks the guest (so the program is not an init, whose
 signals behave differently); the init exits as the guest did (128+N for
 signal N, as bwrap does), and its exit ends every process of the run.
 
-``plain`` (the process profile): the guest is forked directly, in its own
+``process`` (the process profile): the guest is forked directly, in its own
 session, and dies with the template.
 
 Nothing here runs program code, and the template makes itself non-dumpable:
@@ -45,6 +46,7 @@ from tether.codec.forkserver import (
     REQUEST_FDS,
     decode_request,
     encode_reply,
+    exit_status,
 )
 
 from . import confine, shim
@@ -142,7 +144,7 @@ class _Template:
                 os.close(fd)
 
     def _report_exits(self) -> None:
-        """Report each guest's exit. A plain guest's process group is killed
+        """Report each guest's exit. A ``process`` guest's group is killed
         before the guest is reaped (its id stays taken until then): what the
         program left running dies with it, as the host's own kill would do."""
         for token, pid in list(self.running.items()):
@@ -153,16 +155,14 @@ class _Template:
                 with contextlib.suppress(OSError):
                     os.killpg(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
-            code = -status.si_status if status.si_code in (os.CLD_KILLED, os.CLD_DUMPED) \
-                else status.si_status
             del self.running[token]
-            self.control.send(encode_reply(EXITED, token, code))
+            self.control.send(encode_reply(EXITED, token, exit_status(status)))
 
 
 def _fork_guest(fds: list[int], workdir: str, disk_bytes: int, isolate: bool, *,
                 template_fds: tuple[int, ...], confinement: confine.Confinement) -> int:
-    """Fork the run's first process: the guest itself (plain), or the init
-    of the run's new namespaces, which forks the guest (isolate)."""
+    """Fork the run's first process: the guest itself (``process``), or the init
+    of the run's new namespaces, which forks the guest (``namespaces``)."""
     pid = _clone_into_namespaces() if isolate else os.fork()
     if pid:
         # Its own process group before the host hears of it (the child does

@@ -14,6 +14,7 @@ from tether.codec.forkserver import (
     decode_request,
     encode_reply,
     encode_request,
+    exit_status,
 )
 
 
@@ -34,3 +35,23 @@ def test_what_is_not_a_message() -> None:
     assert decode_request(b"\0" * REQUEST.size) is None  # no work directory
     assert decode_reply(b"") is None  # the template's end of file
     assert decode_reply(encode_reply(EXITED, 1, 0) + b"x") is None
+
+
+def test_an_exit_status_is_its_code_or_minus_the_signal() -> None:
+    """EXITED's value, and every guest's exit status on the host."""
+    import os
+    import signal
+
+    for code, expected in ((0, 0), (3, 3)):
+        pid = os.fork()
+        if pid == 0:
+            os._exit(code)
+        status = os.waitid(os.P_PID, pid, os.WEXITED)
+        assert status is not None and exit_status(status) == expected
+    pid = os.fork()
+    if pid == 0:
+        signal.pause()
+        os._exit(0)
+    os.kill(pid, signal.SIGKILL)
+    status = os.waitid(os.P_PID, pid, os.WEXITED)
+    assert status is not None and exit_status(status) == -signal.SIGKILL

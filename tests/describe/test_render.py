@@ -15,7 +15,7 @@ import pytest
 
 from tether.demo import BINDINGS as DEMO
 from tether.host import Limits, describe_bindings, prompt
-from tether.host.guests import GUEST_DIR
+from tether.host.paths import GUEST_DIR
 
 from .bindings_fixture import BINDINGS
 

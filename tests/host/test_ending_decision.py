@@ -83,3 +83,21 @@ def test_at_the_memory_limit(limit: int | None, language: str,
     ceiling, peak, used = seen
     assert at_memory_limit(limit, language, ceiling_reached=ceiling, peak=peak,
                            used=used) is expected
+
+
+@pytest.mark.parametrize("done", [Done(value=1, variables={"x": 1}, dropped={}),
+                                  Done(error=ProgramError("ValueError", "bad"),
+                                       variables={"x": 1}, dropped={"f": "a function"})])
+def test_a_done_keeps_its_variables(done: Done) -> None:
+    """R-VARS-4: whatever DONE reports, its variables go to the result."""
+    ending = done_ending(done, at_memory_limit=False)
+    assert (ending.variables, ending.dropped_variables) == (done.variables, done.dropped)
+
+
+def test_a_done_whose_variables_break_the_rules_is_a_protocol_error() -> None:
+    """R-VARS-5: a forged DONE's variables are not carried into a later RUN."""
+    done = Done(value=1, variables={"x": 1}, dropped={})
+    ending = done_ending(done, at_memory_limit=False, variables_problem="too big")
+    assert ending.status is Status.PROTOCOL_ERROR and ending.after_done
+    assert ending.variables is None
+    assert ending.error is not None and ending.error.message.endswith("too big")

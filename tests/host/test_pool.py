@@ -52,8 +52,8 @@ def test_runs_take_guests_started_before_them(lang: str) -> None:
 
 
 def test_a_warm_guest_takes_the_limits_of_its_run(lang: str) -> None:
-    """Its rlimits were set for the pool's limits while it waited; a run
-    with other limits gets its own."""
+    """A warm guest waits without the limits of any run; each run applies
+    its own before its RUN."""
     source = {"python": "import resource\nreturn resource.getrlimit(resource.RLIMIT_NOFILE)[0]",
               "javascript": "return Number(require('node:fs').readFileSync("
                             "'/proc/self/limits', 'utf8').match(/Max open files +(\\d+)/)[1])"}[lang]

@@ -1,0 +1,47 @@
+"""What one run is asked to do: the program, its language, its bindings,
+its limits and the variables it starts with; the RUN that carries it to
+the guest, and the checkpoint that saves it when the run is suspended."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tether.codec import Run, RunLimits
+
+from .bindings import HostBinding
+from .checkpoints import Checkpoint, LoggedCall
+from .limits import Limits
+
+
+@dataclass(frozen=True, slots=True)
+class RunRequest:
+    """``variables`` are wire values (spec §7.9); ``last_expression``: a
+    final expression statement returns its value."""
+
+    source: str
+    language: str
+    bindings: Mapping[str, HostBinding]
+    limits: Limits
+    variables: dict[str, Any] | None = None
+    last_expression: bool = False
+
+    def wire_limits(self) -> RunLimits:
+        """The limits RUN carries, which are also those applied to the guest."""
+        return self.limits.wire(variables=self.variables is not None)
+
+    def run_message(self, limits: RunLimits) -> Run:
+        return Run(source=self.source, language=self.language,
+                   bindings=tuple(b.wire for b in self.bindings.values()), limits=limits,
+                   variables=self.variables, last_expression=self.last_expression)
+
+    def checkpoint(self, calls: list[LoggedCall], reason: str) -> bytes:
+        """This run, suspended after ``calls``, for ``Runtime.resume``."""
+        return Checkpoint(
+            source=self.source, language=self.language,
+            bindings=[{"name": b.wire.name, "signature": b.wire.signature, "doc": b.wire.doc}
+                      for b in self.bindings.values()],
+            limits=dataclasses.asdict(self.limits), variables=self.variables,
+            last_expression=self.last_expression, calls=calls, reason=reason).encode()

@@ -1,0 +1,99 @@
+"""The host's pure pieces, without a guest: limits to the wire, a binding's
+value to its RESULT, DONE's variables checked, a run's request to its RUN
+and checkpoint (host behaviour end to end is in the other host tests)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from tether import Limits
+from tether.codec import Call, Done, ErrorCode, Run, decode_payload, encode_payload
+from tether.host.bindings import prepare_bindings
+from tether.host.checkpoints import Checkpoint, LoggedCall
+from tether.host.request import RunRequest
+from tether.host.serving import binding_error, result_for
+from tether.host.variables import returned_variables_problem
+
+CALL = Call(id=7, name="get", args=[], kwargs={})
+
+
+@pytest.mark.parametrize("variables", [False, True])
+def test_limits_on_the_wire(variables: bool) -> None:
+    """RUN carries the protocol and resource limits, variables_bytes exactly
+    when the run has variables (R-VARS-1), cpu_seconds from the timeout."""
+    limits = Limits(timeout=2.5, variables_bytes=1000)
+    wire = limits.wire(variables=variables)
+    assert wire.cpu_seconds == math.ceil(2.5) + 1
+    assert (wire.value_bytes, wire.frame_bytes, wire.max_depth) == \
+        (limits.value_bytes, limits.frame_bytes, limits.max_depth)
+    assert wire.variables_bytes == (1000 if variables else None)
+    assert wire.problem() is None
+    assert Limits(cpu_seconds=5).wire().cpu_seconds == 5
+
+
+@pytest.mark.parametrize(("value", "code"), [
+    ({1, 2}, ErrorCode.INVALID_VALUE),  # outside the value model (R-RESULT-4)
+    (b"x" * 40_000, ErrorCode.VALUE_TOO_LARGE),  # over value_bytes
+    ([0] * 3000, ErrorCode.VALUE_TOO_LARGE),  # over value_bytes / 16 values (R-VAL-1)
+])
+def test_a_value_that_cannot_be_sent_is_a_call_error(value: Any, code: ErrorCode) -> None:
+    result, payload = result_for(CALL, value, Limits(value_bytes=32_768, frame_bytes=65_536))
+    assert payload is None and result.error is not None
+    assert result.error.code is code and result.id == 7
+
+
+@pytest.mark.parametrize("in_steps", [False, True])
+def test_a_value_is_encoded_once_for_its_size_and_to_send(in_steps: bool) -> None:
+    value = {"rows": list(range(50)), "name": "é"}
+    result, payload = result_for(CALL, value, Limits(), in_steps=in_steps)
+    assert result.error is None and payload is not None
+    assert payload == encode_payload(result.to_wire())
+    assert decode_payload(payload, 10) == {"id": 7, "value": value}
+
+
+def test_a_binding_error_carries_only_the_class_and_text() -> None:
+    """R-RESULT-3."""
+    result = binding_error(3, KeyError("nope"))
+    assert result.error is not None
+    assert (result.error.code, result.error.type, result.error.message) == \
+        (ErrorCode.BINDING_ERROR, "KeyError", "'nope'")
+
+
+def _done(variables: dict[str, Any], dropped: dict[str, str] | None = None) -> tuple[Done, int]:
+    done = Done(value=None, variables=variables, dropped=dropped or {})
+    return done, len(encode_payload(done.to_wire()))
+
+
+@pytest.mark.parametrize(("variables", "budget", "problem"), [
+    ({"x": 1}, 100, None),
+    ({"bad name": 1}, 100, "'bad name' is not an identifier"),  # R-VARS-1
+    ({"_private": 1}, 100, "is private"),
+    ({"x": "y" * 200}, 100, "over variables_bytes (100)"),  # R-VARS-5
+    ({"x": [0] * 3000}, 32_768, "more than 2048 values"),  # variables_bytes / 16
+])
+def test_returned_variables(variables: dict[str, Any], budget: int,
+                            problem: str | None) -> None:
+    done, size = _done(variables)
+    found = returned_variables_problem(done, size, budget)
+    assert (found is None) if problem is None else (found is not None and problem in found)
+
+
+def test_a_request_makes_its_run_and_its_checkpoint() -> None:
+    def get(key: str) -> str:
+        """Look ``key`` up."""
+        return key
+
+    bindings = prepare_bindings([get], "python")
+    request = RunRequest("return 1", "python", bindings, Limits(), {"n": 1}, True)
+    run = request.run_message(request.wire_limits())
+    assert isinstance(run, Run) and run.limits.variables_bytes == Limits().variables_bytes
+    assert [b.name for b in run.bindings] == ["get"] and run.last_expression
+    calls = [LoggedCall("get", ["k"], {}, value="k", answered=True)]
+    saved = Checkpoint.decode(request.checkpoint(calls, "later"))
+    assert (saved.source, saved.language, saved.variables, saved.reason) == \
+        ("return 1", "python", {"n": 1}, "later")
+    assert saved.limits_value() == Limits() and saved.calls == calls
+    assert saved.bindings[0]["name"] == "get"
