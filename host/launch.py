@@ -22,7 +22,7 @@ import socket
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether.codec import Connection, Hello, Role, RunLimits
@@ -56,6 +56,9 @@ class GuestProcess:
     #: Forked by the template (host/zygote.py): under namespaces ``guest_pid``
     #: is the guest itself, which is also its PID namespace's init.
     forked: bool = False
+    #: What apply_limits last wrote, so that a run with the same limits writes nothing.
+    _rlimits: tuple[object, ...] | None = field(default=None, repr=False)
+    _cgroup_ceilings: tuple[int | None, int | None] | None = field(default=None, repr=False)
 
     def kill(self) -> None:
         """SIGKILL to everything at once: bwrap's group and, by killing its
@@ -140,14 +143,21 @@ class GuestProcess:
         self.cgroup = _cgroup_for(self.guest_pid)
 
     def apply_limits(self, language: str, limits: RunLimits) -> None:
-        """The run's limits, between its HELLO and its RUN (once per run):
-        rlimits on the guest (the program's processes inherit them) and the
-        cgroup's ceilings."""
-        apply_rlimits(self.program_pid(), language, limits)
-        if self.cgroup is not None:
+        """The run's limits, between its HELLO and its RUN: rlimits on the
+        guest (the program's processes inherit them) and the cgroup's
+        ceilings. A warm guest's are set while it waits (the pool's), and
+        only written again for a run whose limits differ."""
+        rlimits = (language, limits.memory_bytes, limits.cpu_seconds, limits.open_files,
+                   limits.file_bytes)
+        if self._rlimits != rlimits:
+            apply_rlimits(self.program_pid(), language, limits)
+            self._rlimits = rlimits
+        ceilings = (limits.memory_bytes, limits.processes)
+        if self.cgroup is not None and self._cgroup_ceilings != ceilings:
             with contextlib.suppress(OSError):
                 self.cgroup.set_limits(memory_bytes=limits.memory_bytes,
                                        processes=limits.processes)
+                self._cgroup_ceilings = ceilings
 
     def at_memory_limit(self, limit: int | None, language: str) -> bool:
         """Whether the host sees the guest at its memory ``limit``: the

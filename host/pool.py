@@ -89,13 +89,14 @@ class SpawnStarter:
 
     starts_on_demand = False  # a run that finds no guest ready starts its own
 
-    def __init__(self, command_for: Callable[[str, bool], GuestCommand],
+    def __init__(self, command_for: Callable[[str, bool], GuestCommand], language: str,
                  limits: Limits, profile: Sandbox) -> None:
         """``command_for(workdir, warm)``: the guest's command line;
         ``limits``: those of the pool's runs that fix how a guest starts
-        (``disk_bytes``, Node's heap). Each run applies its own limits to
-        its guest (host/session.py)."""
+        (``disk_bytes``, Node's heap), and that a waiting guest takes ahead
+        of its run (which applies its own where they differ: host/session.py)."""
         self._command_for = command_for
+        self._language = language
         self._limits = limits
         self._profile = profile
 
@@ -110,7 +111,10 @@ class SpawnStarter:
             if isinstance(exc, OSError):  # the host is out of processes or descriptors
                 raise GuestStartError(str(exc)) from exc
             raise
-        return await _until_hello(launched, workdir)
+        return await _until_hello(launched, workdir, self._prepare)
+
+    def _prepare(self, launched: GuestProcess) -> None:
+        launched.apply_limits(self._language, self._limits.wire())
 
     async def start_cold(self, limits: Limits) -> StartedGuest:
         return await start_guest(lambda workdir: self._command_for(workdir, False),
@@ -169,6 +173,7 @@ class ForkStarter:
 
     def _prepare(self, launched: GuestProcess) -> None:
         launched.adopt_forked()
+        launched.apply_limits("python", self._limits.wire())
 
     def idle(self) -> None:
         self._zygote.stop_when_unused()

@@ -136,7 +136,7 @@ class Runtime:
                                      self._env, warm=warm, seccomp=self._seccomp,
                                      packages=self._packages)
 
-            spawn = SpawnStarter(command_for, limits, sandbox)
+            spawn = SpawnStarter(command_for, language, limits, sandbox)
             starter: Starter = spawn
             if language == "python" and self._pool_config.fork_server:
                 starter = ForkStarter(self._zygote(sandbox), limits, sandbox, spawn)
