@@ -287,10 +287,16 @@ class Session:
         self._channel.close()
 
     def _heard(self, event: Event | None) -> None:
-        """A frame after CANCEL: a DONE is kept for where the program was;
-        everything else is ignored (the run's end is decided)."""
+        """A frame after CANCEL: a DONE is kept for where the program was, a
+        CALL refused (R-STATE-3); everything else is ignored (the run's end
+        is decided)."""
         if isinstance(event, Done):
             self._where = event
+        elif isinstance(event, Call):
+            with contextlib.suppress(ProtocolError):
+                assert self._channel is not None
+                self._channel.write(self._conn.send(Result(id=event.id, error=CallError(
+                    ErrorCode.CANCELLED, "Cancelled", "the run is ending"))))
         if event is None or isinstance(event, Done | Error) or event is CONNECTION_CLOSED:
             self._listening = False
             assert self._channel is not None

@@ -175,3 +175,24 @@ def test_a_program_that_sends_itself_sigterm_dies_of_it(lang: str) -> None:
     result = run(source, language=lang, limits=quick(timeout=30))
     assert result.status is Status.CRASHED
     assert result.stats.exit_code == -15
+
+
+def test_a_program_that_calls_a_binding_while_it_winds_down_gets_cancelled() -> None:
+    """R-CANCEL-4, R-STATE-3: after CANCEL a call is refused, so the program
+    can end and say where it was."""
+    source = ("try:\n    await slow()\nexcept BaseException:\n    try:\n        await slow()\n"
+              "    except BindingError as e:\n        raise RuntimeError(e.type)\n")
+    result = run(source, bindings={"slow": _slow}, limits=quick(timeout=0.5))
+    assert result.status is Status.TIMEOUT
+    assert result.error is not None and result.error.line == 7
+    assert "RuntimeError: Cancelled" in result.error.traceback
+
+
+def test_a_guest_that_floods_after_cancel_is_killed_after_the_grace() -> None:
+    """R-CANCEL-4: nothing the guest sends delays the kill."""
+    source = ("import os, signal\ndef flood(*_):\n    while True:\n"
+              "        os.write(3, b'\\x54\\x48\\x01\\x05' + b'\\xff' * 65536)\n"
+              "signal.signal(signal.SIGTERM, flood)\nwhile True:\n    pass\n")
+    result = run(source, limits=quick(timeout=0.5, kill_grace=0.2))
+    assert result.status is Status.TIMEOUT
+    assert result.error is not None and result.error.traceback == ""
