@@ -11,7 +11,7 @@ The handler raises only into the program's own code. While the guest's code
 runs (a frame half written, a wait for the host's answer) it raises
 nothing: a program waiting on the host is stopped by the CANCEL frame the
 guest reads next, and one inside ``print`` by :func:`check` when the write
-returns to it. Programs do not pay for any of this until the signal comes.
+returns to it. Until the signal comes, all this costs a program is that check.
 """
 
 from __future__ import annotations
