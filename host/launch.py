@@ -76,9 +76,10 @@ class GuestProcess:
         SIGKILL to everything; reap bwrap or the guest. Returns its status."""
         if self.init_pidfd >= 0:
             if not kill_now and not self.child.exited.done():
+                # The guest alone: bwrap would die of it at once and take the
+                # guest with it before its last DONE (R-CANCEL-4).
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(self.program_pid(), signal.SIGTERM)
-                self.child.signal_group(signal.SIGTERM)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(asyncio.shield(self.child.exited), grace)
             self.kill()

@@ -43,7 +43,8 @@ class RunError:
     #: The exception's message, or what ended the run.
     message: str
     #: The program's own frames only, with lines of its source, ending with
-    #: ``type: message``; empty when the run did not end in the program.
+    #: ``type: message``; empty when the run did not end in the program, except
+    #: for a timeout or cancellation: where the guest says it was stopped.
     traceback: str = ""
     #: The 1-based line of the source that raised (or did not compile).
     line: int | None = None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Executor
@@ -20,6 +21,7 @@ from typing import Any
 from tether.codec import (
     CONNECTION_CLOSED,
     Call,
+    CallError,
     Cancel,
     Done,
     Error,
@@ -29,6 +31,7 @@ from tether.codec import (
     Message,
     Output,
     RemoteProtocolError,
+    Result,
     State,
 )
 
@@ -96,6 +99,10 @@ class Session:
                                    finish=self._finish, checkpoint=request.checkpoint,
                                    clock=self._clock, threads=binding_threads,
                                    observer=observer, approve=approve, log=log, replay=replay)
+        #: After CANCEL: the host reads on for the DONE that says where the
+        #: program was (R-CANCEL-4), which lands in ``_where``.
+        self._listening = False
+        self._where: Done | None = None
 
     # -- the run -----------------------------------------------------------
 
@@ -119,7 +126,7 @@ class Session:
             child.raw_stdout.limit = child.raw_stderr.limit = self.limits.raw_output_bytes
             self._reader = Reader(self._conn, child.channel, on_event=self._on_event,
                                   on_error=self._on_read_error,
-                                  finished=lambda: self._finished,
+                                  finished=lambda: self._finished and not self._listening,
                                   tap=None if self._observer is None else self._observer.wire)
             self._channel = self._reader.channel
             if guest.hello is not None:
@@ -147,6 +154,7 @@ class Session:
                 owned = None
                 return result
             exit_code = await self._shut_down(ending)
+            ending = self._located(ending)
             result = self._result(ending, wall_time, exit_code)
             if self._defer is not None:
                 # Every process of the run is gone: removing its cgroup and
@@ -204,16 +212,67 @@ class Session:
 
     async def _shut_down(self, ending: Ending) -> int:
         self._finish(ending)
-        if ending.status is Status.TIMEOUT and self._conn.state is State.RUNNING:
-            self._send(Cancel(reason="timeout"))  # a courtesy (R-CANCEL-1)
-        calls = self._stop_calls()
+        listen = ending.status in (Status.TIMEOUT, Status.CANCELLED) \
+            and self._conn.state is State.RUNNING
+        if listen:
+            self._send(Cancel(reason=ending.status.value))  # a courtesy (R-CANCEL-1)
+            self._listen()
+        calls = self._stop_calls(close=not listen)
         await asyncio.gather(*calls, return_exceptions=True)
-        return await self._launched.terminate(self.limits.kill_grace,
+        code = await self._launched.terminate(self.limits.kill_grace,
                                               kill_now=ending.after_done)
+        if listen:
+            await self._last_words()
+        return code
 
-    def _stop_calls(self) -> list[asyncio.Task[None]]:
-        """Close the channel and cancel the binding calls in flight (R-TERM-3)."""
-        if self._channel is not None:
+    def _listen(self) -> None:
+        """Read on after CANCEL, for the guest's DONE only (R-CANCEL-4): the
+        termination goes on meanwhile and does not wait for it."""
+        assert self._channel is not None and self._reader is not None
+        self._listening = True
+        self._reader.process()  # frames received and not yet looked at
+        if self._listening:
+            self._channel.resume_reading()
+
+    async def _last_words(self) -> None:
+        """What the dead guest left in the socket, then the channel closes."""
+        assert self._channel is not None and self._reader is not None
+        if self._listening:
+            self._channel.read_available()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._reader.settled(), self.limits.kill_grace)
+        self._listening = False
+        self._channel.close()
+
+    def _heard(self, event: Event | None) -> None:
+        """A frame after CANCEL: a DONE is kept for where the program was, a
+        CALL refused (R-STATE-3); everything else is ignored (the run's end
+        is decided)."""
+        if isinstance(event, Done):
+            self._where = event
+        elif isinstance(event, Call):
+            assert self._reader is not None
+            self._reader.send(Result(id=event.id, error=CallError(
+                ErrorCode.CANCELLED, "Cancelled", "the run is ending")))
+        if event is None or isinstance(event, Done | Error) or event is CONNECTION_CLOSED:
+            self._listening = False
+            assert self._channel is not None
+            self._channel.pause_reading()
+
+    def _located(self, ending: Ending) -> Ending:
+        """A timeout or cancellation with the traceback and line of the
+        guest's DONE: where the program was stopped. The status, type and
+        message stay the host's (R-CANCEL-4)."""
+        where = None if self._where is None else self._where.error
+        if where is None or ending.error is None:
+            return ending
+        return dataclasses.replace(ending, error=dataclasses.replace(
+            ending.error, traceback=where.traceback, line=where.line))
+
+    def _stop_calls(self, *, close: bool = True) -> list[asyncio.Task[None]]:
+        """Close the channel (unless the host still listens) and cancel the
+        binding calls in flight (R-TERM-3)."""
+        if self._channel is not None and close:
             self._channel.close()
         return self._calls.cancel()
 
@@ -230,7 +289,9 @@ class Session:
     # -- frames from the guest ---------------------------------------------
 
     def _on_event(self, event: Event) -> None:
-        if event is CONNECTION_CLOSED:
+        if self._listening:
+            self._heard(event)
+        elif event is CONNECTION_CLOSED:
             self._finish(crash("the guest closed its channel before finishing"))
         elif isinstance(event, Hello):
             self._on_hello(event)
@@ -245,6 +306,9 @@ class Session:
                                         f"{event.message}"))
 
     def _on_read_error(self, exc: Exception) -> None:
+        if self._listening:
+            self._heard(None)  # a broken frame after CANCEL: nothing more to hear
+            return
         if isinstance(exc, RemoteProtocolError):
             self._protocol_failure(exc)
             return

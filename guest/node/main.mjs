@@ -460,9 +460,44 @@ const isRunning = () => state.phase === 'RUNNING' || state.phase === 'CANCELLING
 
 function stop(reason) {
   if (isRunning()) {
-    finish({ error: { type: 'Cancelled', message: `the run was cancelled: ${reason}`, traceback: '' } });
+    // Waiting on no call: where the last timer still to fire was set, if any (R-CANCEL-4).
+    const waiting = [...timers.values()].at(-1);
+    const error = waiting === undefined
+      ? { type: 'Cancelled', message: `the run was cancelled: ${reason}`, traceback: '' }
+      : describe(Object.assign(new Cancelled(reason), { stack: waiting.stack }));
+    finish({ error });
   }
   process.exit(0);
+}
+
+/** The timers the program set that have not fired, each with the stack where it was set. */
+const timers = new Map();
+
+/**
+ * setTimeout and setInterval remember where the program called them (an
+ * Error's stack, captured when the timer is set and formatted only on
+ * CANCEL), so that a program stopped while it waits on a timer says where.
+ */
+function watchTimers() {
+  const { setTimeout: once, setInterval: every, clearTimeout, clearInterval } = globalThis;
+  const watched = (set, repeats) => function (callback, ...rest) {
+    const where = new Error('set here');
+    const fire = typeof callback !== 'function' || repeats ? callback : function (...args) {
+      timers.delete(timer);
+      return callback.apply(this, args);
+    };
+    const timer = set.call(this, fire, ...rest);
+    timers.set(timer, where);
+    return timer;
+  };
+  const forget = (clear) => function (timer) {
+    timers.delete(timer);
+    return clear.call(this, timer);
+  };
+  globalThis.setTimeout = Object.assign(watched(once, false), once);
+  globalThis.setInterval = watched(every, true);
+  globalThis.clearTimeout = forget(clearTimeout);
+  globalThis.clearInterval = forget(clearInterval);
 }
 
 /**
@@ -480,6 +515,21 @@ function cancel(reason) {
   }
   state.inFlight.clear();
   for (const next of state.waiting.splice(0)) next();
+}
+
+/**
+ * The host follows CANCEL with SIGTERM (R-TERM-2): the guest lives on to
+ * send its DONE (R-CANCEL-4), read in the same turn of the loop as the
+ * signal. A SIGTERM with no CANCEL (the program's own) ends the guest as
+ * it would have without this handler. A program that computes without
+ * yielding runs no handler: the host kills it after the grace.
+ */
+function onTerminate() {
+  setImmediate(() => {
+    if (state.phase !== 'RUNNING') return;
+    process.removeListener('SIGTERM', onTerminate);
+    process.kill(process.pid, 'SIGTERM');
+  });
 }
 
 /** Whether `value` holds more than `items` items or `budget` bytes of text, looking at no more. */
@@ -522,6 +572,8 @@ function start(run) {
   state.decoder.maxFrameBytes = run.limits.frame_bytes;
   state.phase = 'RUNNING';
   process.on('SIGXFSZ', () => {}); // past file_bytes a write fails with EFBIG instead
+  process.on('SIGTERM', onTerminate);
+  watchTimers();
   captureOutput();
   const scope = new Map([
     ['require', createRequire(path.join(process.cwd(), 'program.js'))],

@@ -21,6 +21,7 @@ from tether.codec import (
     RunLimits,
 )
 
+from . import interrupt
 from .channel import Channel, OutputBuffer
 from .drivers import BindingError, wire_arguments
 from .program import ProgramReturn
@@ -95,6 +96,7 @@ class AsyncGuest:
                     if future is not None and not future.done():
                         future.set_result(event)
                 elif isinstance(event, Cancel) or event is CONNECTION_CLOSED:
+                    interrupt.cancel_read()
                     self._stop()  # R-TRANS-4, R-CANCEL-1
                     if event is CONNECTION_CLOSED:
                         asyncio.get_running_loop().remove_reader(self.channel.read_fd)

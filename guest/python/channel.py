@@ -8,6 +8,7 @@ import io
 import os
 import socket
 import threading
+from collections.abc import Callable
 from typing import Any, Final, NoReturn
 
 from tether.codec import (
@@ -143,9 +144,11 @@ def valid_unicode(text: str) -> str:
 class ProgramStream(io.TextIOBase):
     """What the program sees as sys.stdout / sys.stderr."""
 
-    def __init__(self, output: OutputBuffer, stream: Stream) -> None:
+    def __init__(self, output: OutputBuffer, stream: Stream,
+                 returning: Callable[[], None] = lambda: None) -> None:
         self._output = output
         self._stream = stream
+        self._returning = returning  # called as each write returns to the program
 
     @property
     def encoding(self) -> str:  # type: ignore[override]
@@ -165,6 +168,7 @@ class ProgramStream(io.TextIOBase):
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
         self._output.write(self._stream, text)
+        self._returning()
         return len(text)
 
     def flush(self) -> None:

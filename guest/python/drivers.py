@@ -22,7 +22,9 @@ from tether.codec import (
     value_excess,
 )
 
+from . import interrupt
 from .channel import Channel, OutputBuffer
+from .interrupt import ProgramCancelled
 from .program import ProgramReturn
 
 
@@ -77,10 +79,6 @@ def wire_arguments(name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
         raise ValueError(f"{name}() arguments hold more than "
                          f"{excess.amount} values (value_bytes / 16)")
     return wire_args, wire_kwargs
-
-
-class ProgramCancelled(BaseException):  # not the program's error: no "Error" suffix
-    """Raised into a program run without asyncio when CANCEL or EOF arrives."""
 
 
 class _CallRequest:
@@ -148,6 +146,7 @@ class SyncGuest:
         except ProtocolError as exc:  # the host broke the protocol: not the program's error
             self.channel.fail(exc)
         if isinstance(event, Cancel) or event is CONNECTION_CLOSED:
+            interrupt.cancel_read()
             raise ProgramCancelled  # R-CANCEL-1, R-TRANS-4
         if not isinstance(event, Result) or event.id != self._next_id:
             self.channel.fail(ProtocolError(ErrorCode.UNEXPECTED_MESSAGE, repr(event)[:100]))

@@ -43,10 +43,12 @@ from tether.codec import (
     variable_name_problem,
 )
 
+from . import interrupt
 from .channel import Channel, OutputBuffer, ProgramStream, valid_unicode
 from .described import describe as describe_binding
 from .described import help as program_help
-from .drivers import BindingError, ProgramCancelled, SyncGuest, imports_asyncio
+from .drivers import BindingError, SyncGuest, imports_asyncio
+from .interrupt import ProgramCancelled
 from .program import (
     compile_program,
     describe,
@@ -92,8 +94,8 @@ def _cut(text: str, limit: int) -> str:
 def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
     """Run the program and send its DONE (R-DONE-1)."""
     output = OutputBuffer(channel, run.limits)
-    sys.stdout = ProgramStream(output, Stream.STDOUT)
-    sys.stderr = ProgramStream(output, Stream.STDERR)
+    sys.stdout = ProgramStream(output, Stream.STDOUT, interrupt.check)
+    sys.stderr = ProgramStream(output, Stream.STDERR, interrupt.check)
     namespace: dict[str, Any] = {}
     try:
         code = compile_program(run.source, run.last_expression)
@@ -116,8 +118,14 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
     except BaseException as exc:  # everything the program raises is data
         output.flush()
         if isinstance(exc, ProgramCancelled) or type(exc).__name__ == "CancelledError":
-            channel.send(Done(error=ProgramError(type="Cancelled",
-                                                 message="the run was cancelled")))
+            # Where the program was stopped (R-CANCEL-4): by the signal, or at an await.
+            where = interrupt.stopped_at()
+            if where is None:
+                error = describe(exc)
+                where = error.traceback, error.line
+            channel.send(Done(error=fit_error(ProgramError(
+                type="Cancelled", message="the run was cancelled", traceback=where[0],
+                line=where[1]), run.limits.value_bytes + ENVELOPE_OVERHEAD)))
         else:
             _send_done(channel, run, Done(error=fit_error(
                 describe(exc), run.limits.value_bytes + ENVELOPE_OVERHEAD)), namespace)
@@ -349,6 +357,7 @@ def main(cwd: str | None, warm: bool = False, stdio: bool = False) -> None:
         # Past file_bytes (RLIMIT_FSIZE, set by the host) a write fails with
         # EFBIG instead of killing the process.
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        interrupt.arm(channel.read_fd)
         if stdio:
             limit_self(run.limits)
         run_program(channel, run, loop)

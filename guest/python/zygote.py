@@ -214,6 +214,9 @@ def _serve_as_init(guest: int, fds: list[int]) -> NoReturn:
     does); its exit ends the namespace and every process left in it.
     Signals from inside the namespace do not reach an init without handlers."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The host's SIGTERM after CANCEL reaches an init only through a handler,
+    # and the guest, in a session of its own, only through the init.
+    signal.signal(signal.SIGTERM, lambda *_: _forward(guest, signal.SIGTERM))
     for fd in fds:
         os.close(fd)
     _drop_capabilities()
@@ -222,6 +225,11 @@ def _serve_as_init(guest: int, fds: list[int]) -> NoReturn:
         if pid == guest:
             code = os.waitstatus_to_exitcode(status)
             os._exit(128 - code if code < 0 else code)
+
+
+def _forward(pid: int, signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signum)
 
 
 def _map_ids() -> None:

@@ -1,0 +1,4 @@
+async function ask() {
+  return await hang()
+}
+await ask()

@@ -1,0 +1,4 @@
+async def ask():
+    return await hang()
+
+await ask()

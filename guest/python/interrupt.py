@@ -1,0 +1,128 @@
+"""Stopping a program that computes when the host ends the run (R-CANCEL-3).
+
+A program that neither awaits nor calls a binding never lets the guest read
+fd 3, so a CANCEL would wait there unread. The host follows CANCEL with
+SIGTERM (R-TERM-2); its handler, which CPython runs on the main thread
+between two bytecodes of the program (or when a blocking call such as
+``time.sleep`` is interrupted), raises :class:`ProgramCancelled` where the
+program is, so the DONE's traceback shows the line it was running.
+
+The handler raises only into the program's own code. While the guest's code
+runs (a frame half written, a wait for the host's answer) it raises
+nothing: a program waiting on the host is stopped by the CANCEL frame the
+guest reads next, and one inside ``print`` by :func:`check` when the write
+returns to it. Until the signal comes, all this costs a program is that check.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import sys
+import traceback
+from types import FrameType
+from typing import Final
+
+from tether import codec
+
+from .program import FILENAME
+
+#: Frames of the guest itself (this folder, and the codec it writes frames with).
+_GUEST: Final = (os.path.dirname(__file__) + os.sep, os.path.dirname(codec.__file__) + os.sep)
+
+
+class ProgramCancelled(BaseException):  # not the program's error: no "Error" suffix
+    """Raised into a program run without asyncio when CANCEL or EOF arrives,
+    and into any program where it computes when SIGTERM follows the CANCEL."""
+
+
+ProgramCancelled.__module__ = "builtins"  # as tracebacks name it (R-DONE-2)
+
+
+class _State:
+    #: Set while the program runs: a SIGTERM then interrupts it, once.
+    armed = False
+    #: Where the host's frames arrive.
+    channel = -1
+    #: The guest has read the host's CANCEL (or EOF).
+    cancelled = False
+    #: The signal came while the guest's code ran inside the program's.
+    pending = False
+    #: The program's frames where the signal stopped it.
+    stack: traceback.StackSummary | None = None
+
+
+_state = _State()
+
+
+def arm(channel: int) -> None:
+    """From now on a SIGTERM that follows a frame from the host on
+    ``channel`` (its CANCEL) interrupts the program; before, and for any
+    other SIGTERM (the program's own), the guest dies of it as always."""
+    _state.armed = True
+    _state.channel = channel
+    signal.signal(signal.SIGTERM, _on_terminate)
+
+
+def cancel_read() -> None:
+    """The guest read CANCEL or EOF: a SIGTERM now is the host's."""
+    _state.cancelled = True
+
+
+def check() -> None:
+    """Raise the interruption that came while the guest's code ran (the
+    program's ``print``), now that control returns to the program."""
+    if _state.pending:
+        _state.pending = False
+        _state.armed = False
+        _state.stack = traceback.extract_stack(sys._getframe(1))
+        raise ProgramCancelled
+
+
+def stopped_at() -> tuple[str, int | None] | None:
+    """Where the signal stopped the program: its traceback (its own frames
+    only) and line; None if it did not. The stack is the one taken when
+    the signal came, not the exception's, which a program that catches it,
+    or a task of its that awaits the stopped one, would change."""
+    if _state.stack is None:
+        return None
+    frames = [f for f in _state.stack if f.filename == FILENAME]
+    text = "".join(["Traceback (most recent call last):\n",
+                    *traceback.StackSummary.from_list(frames).format(), "ProgramCancelled\n"])
+    return text, frames[-1].lineno if frames else None
+
+
+def _on_terminate(signum: int, frame: FrameType | None) -> None:
+    if not _state.armed:
+        return
+    where = _innermost(frame)
+    if where is None:
+        return  # the guest's own code: it reads the CANCEL, or is ending the run
+    if not _state.cancelled and not select.select([_state.channel], [], [], 0)[0]:
+        # Not after a CANCEL: the program's own, or another process's.
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return
+    if where == "program":
+        _state.armed = False
+        _state.stack = traceback.extract_stack(frame)
+        raise ProgramCancelled
+    _state.pending = True
+
+
+def _innermost(frame: FrameType | None) -> str | None:
+    """Whose code runs: ``"program"`` when the program's own frame comes
+    before any of the guest's (library code the program called counts as
+    the program's), ``"guest"`` when the guest's code runs inside the
+    program's, None when the program is not on the stack at all (the
+    guest waits on the host, or the program has ended)."""
+    guest = False
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name == FILENAME:
+            return "guest" if guest else "program"
+        if name.startswith(_GUEST):
+            guest = True
+        frame = frame.f_back
+    return None
