@@ -61,7 +61,7 @@ from .endings import (
     exit_ending,
 )
 from .events import Observer
-from .launch import GuestProcess, StartedGuest, cpu_seconds, memory_use
+from .launch import GuestProcess, StartedGuest
 from .limits import Limits
 from .output import CappedOutput
 from .process import Child
@@ -175,7 +175,7 @@ class Session:
                 ending = Ending(Status.TIMEOUT, RunError(
                     "Timeout", f"the program did not finish within {self.limits.timeout:g} s"))
             wall_time = loop.time() - started
-            self._cpu = cpu_seconds(self._launched.program_pid())
+            self._cpu = self._launched.cpu_seconds()
             if ending.after_done and self._defer is not None:
                 # The result is known: nothing of the program may run on, so the
                 # group is killed and its calls cancelled now; reaping and
@@ -383,7 +383,7 @@ class Session:
             return True
         # The rlimit the allocation ran into, if the guest is still there to
         # ask: address space (Python) or data (Node).
-        used = memory_use(self._launched.program_pid(), peak=self.language == "python")
+        used = self._launched.memory_use(peak=self.language == "python")
         return at_memory_limit(self.limits.memory_bytes, self.language,
                                ceiling_reached=False, peak=None, used=used)
 
@@ -601,7 +601,7 @@ class Session:
             dropped_variables=ending.dropped_variables or {},
             checkpoint=ending.checkpoint,
             stats=RunStats(
-                sandbox=str(launched.profile),
+                sandbox=launched.sandbox_name,
                 cpu_seconds=self._cpu,
                 peak_memory_bytes=launched.cgroup.peak_memory() if launched.cgroup else None,
                 wall_time=wall_time,
