@@ -32,7 +32,8 @@ from .limits import Limits
 from .process import CappedBuffer, Child, spawn
 from .reader import STEP_BYTES, between_steps
 
-__all__ = ["CommandLauncher", "Launcher", "SkipsPreamble", "Stream", "StreamChild", "over_stream"]
+__all__ = ["CommandLauncher", "Launcher", "SkipsPreamble", "Stream", "StreamChild", "command_line",
+           "guest_name_for", "over_stream"]
 
 logger = logging.getLogger("tether")
 
@@ -95,8 +96,8 @@ class CommandLauncher(Launcher):
         self.name = name
 
     async def start(self, language: str, limits: Limits, *, warm: bool) -> GuestProcess:
-        guest_name = f"tether-{os.urandom(6).hex()}"
-        argv = _expand(self.argv, guest_name, language)
+        guest_name = guest_name_for()
+        argv = command_line(self.argv, guest_name, language)
         env = {**self.env, "TETHER_TRANSPORT": "stdio"}
         path = shutil.which(argv[0], path=env.get("PATH", os.defpath))
         if path is None:
@@ -105,7 +106,7 @@ class CommandLauncher(Launcher):
                       stdio=True)
         kill = None
         if self.kill is not None:
-            kill_argv = _expand(self.kill, guest_name, language)
+            kill_argv = command_line(self.kill, guest_name, language)
 
             async def kill() -> None:
                 await run_command(kill_argv, env)
@@ -113,7 +114,15 @@ class CommandLauncher(Launcher):
         return GuestProcess(child, child.pid, remote=Remote(self.name, kill=kill))
 
 
-def _expand(argv: Sequence[str], name: str, language: str) -> list[str]:
+def guest_name_for() -> str:
+    """A name of a guest's own, for its container or pod: ``tether-`` and
+    12 hex digits (a valid DNS label)."""
+    return f"tether-{os.urandom(6).hex()}"
+
+
+def command_line(argv: Sequence[str], name: str, language: str) -> list[str]:
+    """``argv`` with ``{name}`` and ``{language}`` filled in (TypeScript
+    runs on the JavaScript guest)."""
     language = "javascript" if language == "typescript" else language
     return [a.replace("{name}", name).replace("{language}", language) for a in argv]
 
