@@ -15,7 +15,16 @@ from typing import Any
 
 import pytest
 
-from tether import CommandLauncher, Launcher, Limits, PoolConfig, RunResult, Runtime, Status
+from tether import (
+    CommandLauncher,
+    Launcher,
+    Limits,
+    PoolConfig,
+    RunResult,
+    Runtime,
+    Status,
+    SyncRuntime,
+)
 from tether.host.launch import GuestProcess
 
 from .conftest import quick
@@ -213,3 +222,30 @@ def test_a_launcher_is_the_sandbox() -> None:
     with pytest.raises(TypeError):
         CommandLauncher("python -m tether.guest --stdio")
     assert issubclass(CommandLauncher, Launcher)
+
+
+def test_a_sync_runtime_takes_a_launcher() -> None:
+    launcher = Recording(GUEST)
+    with SyncRuntime(launcher=launcher, pool=None) as rt:
+        assert rt.run("return 2 + 2", limits=quick()).value == 4
+    assert all(_gone(pid) for pid, _ in launcher.started)
+
+
+def test_one_program_runs_identically_locally_and_over_a_commands_stdio() -> None:
+    source = ("rows = [await double(n) for n in range(5)]\nprint('rows', rows)\n"
+              "import sys\nprint('warn', file=sys.stderr)\n"
+              "return {'sum': sum(rows), 'bytes': b'\\x00\\xff', 'nested': [[], {}]}")
+
+    async def double(n: int) -> int:
+        return 2 * n
+
+    async def go(launcher: Launcher | None) -> RunResult:
+        async with Runtime(launcher=launcher, pool=None) as rt:
+            return await rt.run(source, bindings={"double": double}, limits=quick())
+
+    local = asyncio.run(go(None))
+    remote = asyncio.run(go(Recording(GUEST)))
+    assert local.status is remote.status is Status.OK
+    assert (local.value, local.output, local.chunks) == (remote.value, remote.output,
+                                                         remote.chunks)
+    assert local.stats.calls == remote.stats.calls == 5

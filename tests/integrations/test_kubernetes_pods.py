@@ -313,7 +313,6 @@ def test_a_warm_pool_claim_gets_each_run_its_own_sandbox(cluster: Cluster) -> No
 def test_a_run_in_a_real_pod() -> None:
     """End to end on a real cluster: a pod from a template, one run, the
     pod deleted."""
-    kubernetes.config.load_kube_config()
     manifest = {"apiVersion": "v1", "kind": "Pod", "spec": {
         "automountServiceAccountToken": False, "restartPolicy": "Never",
         "containers": [{"name": "guest", "image": os.environ["TETHER_K8S_IMAGE"],

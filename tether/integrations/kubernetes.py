@@ -274,14 +274,13 @@ class PodLauncher(Launcher):
     """Each guest in a fresh pod from ``source`` (:class:`PodTemplate` or
     :class:`WarmPoolClaim`) in ``namespace``::
 
-        from kubernetes import config
-        config.load_kube_config()
         launcher = PodLauncher(WarmPoolClaim("tether-guests"))
         async with tether.Runtime(launcher=launcher) as rt: ...
 
     ``api_client``: a ``kubernetes.client.ApiClient`` (default: one from
-    the loaded configuration); its host, token and certificates also open
-    the exec. The launcher waits up to ``ready_timeout`` seconds for the
+    the pod's service account inside a cluster, else from ``KUBECONFIG`` or
+    ``~/.kube/config``, loaded at the first start); its host, token and
+    certificates also open the exec. The launcher waits up to ``ready_timeout`` seconds for the
     pod to run (polling every ``poll_interval``), then runs ``command`` in
     ``container`` over the exec API. The pod is released after the run on
     every path: a pod that never became ready, an exec that failed, a
@@ -303,8 +302,12 @@ class PodLauncher(Launcher):
 
     def _api(self) -> Any:
         if self._api_client is None:
-            from kubernetes import client
+            from kubernetes import client, config
 
+            try:  # inside the cluster, its service account; else KUBECONFIG or ~/.kube/config
+                config.load_incluster_config()  # type: ignore[no-untyped-call]
+            except config.ConfigException:
+                config.load_kube_config()  # type: ignore[no-untyped-call]
             self._api_client = client.ApiClient()
         return self._api_client
 
