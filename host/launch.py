@@ -44,8 +44,8 @@ class GuestStartError(Exception):
     """A guest could not be started, or did not say HELLO."""
 
 
-#: How long a launcher's own kill (``docker kill``, deleting a pod) may take.
-REMOTE_STOP_TIMEOUT = 30.0
+#: How long a launcher's own kill (``docker rm -f``, deleting a pod) may take.
+REMOTE_STOP_TIMEOUT = 10.0
 
 
 @dataclass

@@ -171,12 +171,12 @@ def spawn(
     event loop."""
     loop = asyncio.get_running_loop()
     host_end, child_end = socket.socketpair(socket.AF_UNIX, channel_type)
-    out_r, out_w = os.pipe()
+    out_r, out_w = os.pipe()  # the child's stdout: raw output, or (stdio) the frames
     err_r, err_w = os.pipe()
-    if stdio:  # the child's stdin and stdout; child_end is the relay's
+    to_child = -1
+    if stdio:  # the child's stdin too; child_end is the relay's
         in_r, to_child = os.pipe()
-        from_child, out_w2 = os.pipe()
-        child_fds = [_high(in_r), _high(out_w2), _high(err_w)]
+        child_fds = [_high(in_r), _high(out_w), _high(err_w)]
     else:
         child_fds = [_high(os.dup(child_end.fileno())), _high(out_w), _high(err_w)]
         child_end.close()
@@ -202,20 +202,16 @@ def spawn(
         if stdio:
             child_end.close()
             os.close(to_child)
-            os.close(from_child)
         raise
     finally:
         for fd in child_fds:
             os.close(fd)
-        if stdio:
-            os.close(out_w)  # never the child's: its fd 1 carries the frames
     child = Child(pid=pid, channel=host_end, raw_stdout=CappedBuffer(raw_output_bytes),
                   raw_stderr=CappedBuffer(raw_output_bytes), exited=loop.create_future())
     child._pidfd = os.pidfd_open(pid)
     loop.add_reader(child._pidfd, _on_exit, child)
     if stdio:
-        os.close(out_r)
-        child._relay = _StdioRelay(child_end, to_child, from_child)
+        child._relay = _StdioRelay(child_end, to_child, out_r)
     _watch(child, None if stdio else out_r, err_r)
     return child
 

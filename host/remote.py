@@ -20,6 +20,7 @@ import contextlib
 import logging
 import os
 import shutil
+import signal
 import socket
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -135,9 +136,9 @@ async def run_command(argv: Sequence[str], env: Mapping[str, str]) -> None:
         stderr=asyncio.subprocess.PIPE, env=dict(env), start_new_session=True)
     try:
         _, stderr = await process.communicate()
-    except BaseException:
-        with contextlib.suppress(ProcessLookupError):
-            process.kill()
+    except BaseException:  # cancelled, or out of time: nothing of it may run on
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
         await process.wait()
         raise
     if process.returncode:

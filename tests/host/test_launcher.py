@@ -249,3 +249,27 @@ def test_one_program_runs_identically_locally_and_over_a_commands_stdio() -> Non
     assert (local.value, local.output, local.chunks) == (remote.value, remote.output,
                                                          remote.chunks)
     assert local.stats.calls == remote.stats.calls == 5
+
+
+def test_a_kill_command_that_hangs_cannot_hold_the_run(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """R-STDIO-6: the run returns even when the engine's kill never ends;
+    the kill command is ended too."""
+    from tether.host import launch
+
+    monkeypatch.setattr(launch, "REMOTE_STOP_TIMEOUT", 0.5)
+    marker = f"tether-hanging-kill-{os.getpid()}"
+    argv = ["sh", "-c", 'trap "" TERM; "$@"; while :; do sleep 0.05; done', "sh", *GUEST]
+    kill = [sys.executable, "-c", "import time; time.sleep(60)", marker]
+    [result] = _runs(Recording(argv, kill=kill), "import time\ntime.sleep(30)",
+                     limits=quick(timeout=0.5))
+    assert result.status is Status.TIMEOUT
+    assert not [p for p in Path("/proc").iterdir() if p.name.isdigit()
+                and marker.encode() in _cmdline(p)]
+
+
+def _cmdline(process: Path) -> bytes:
+    try:
+        return (process / "cmdline").read_bytes()
+    except OSError:
+        return b""
