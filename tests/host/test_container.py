@@ -144,6 +144,21 @@ def test_runs_in_containers(container: tuple[list[str], list[str]]) -> None:
     assert _containers(container[0]) == []
 
 
+def test_javascript_in_a_container(container: tuple[list[str], list[str]]) -> None:
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+
+    async def go() -> tether.RunResult:
+        async with Runtime(launcher=_launcher(container), pool=None) as rt:
+            return await rt.run("console.log('js')\nreturn 6 * 7", language="javascript",
+                                limits=quick())
+
+    result = asyncio.run(go())
+    assert result.status is Status.OK, (result.error, result.raw_stderr)
+    assert (result.value, result.output) == (42, "js\n")
+    assert _containers(container[0]) == []
+
+
 def test_closing_the_runtime_kills_a_container(container: tuple[list[str], list[str]]) -> None:
     """R-STDIO-6: the engine's own kill (``podman rm -f``) ends a container
     whose client outlives its stream; it is gone when the run returns."""

@@ -273,3 +273,21 @@ def _cmdline(process: Path) -> bytes:
         return (process / "cmdline").read_bytes()
     except OSError:
         return b""
+
+
+#: A command that says HELLO after a banner, then sends bytes that are no
+#: frame, and waits for its stdin to end.
+RESYNC = """
+import os, sys
+from tether.codec import Connection, Hello, Role
+hello = Connection(Role.GUEST).send(Hello(implementation="forger", languages=("python",)))
+os.write(1, b"banner\\n" + hello + b"not a frame, and no banner either")
+sys.stdin.buffer.read()
+"""
+
+
+def test_after_the_first_frame_no_byte_is_skipped() -> None:
+    """R-STDIO-3: past the first frame there is no resynchronisation."""
+    [result] = _runs(Recording([sys.executable, "-c", RESYNC]), "return 1")
+    assert result.status is Status.PROTOCOL_ERROR, result.error
+    assert result.raw_stdout == "banner\n"
