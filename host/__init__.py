@@ -8,6 +8,7 @@ from .events import CallEnded, CallStarted, EventsDropped, Printed, RunEvent
 from .guests import GuestUnavailable
 from .limits import Limits
 from .pool import PoolConfig
+from .remote import CommandLauncher, Launcher
 from .result import OutputChunk, RunError, RunResult, RunStats, Status
 from .runtime import Runtime
 from .sandbox import Sandbox, SandboxUnavailable
@@ -18,7 +19,8 @@ from .variables import RunSession
 __all__ = [
     "Allow", "ApprovalRequest", "CallEnded", "CallStarted", "Deny", "Edit", "EventsDropped",
     "Printed", "RunEvent", "Suspend", "requires_approval",
-    "Binding", "Description", "GuestUnavailable", "HostBinding", "Limits", "OutputChunk",
+    "Binding", "CommandLauncher", "Description", "GuestUnavailable", "HostBinding", "Launcher",
+    "Limits", "OutputChunk",
     "PoolConfig", "RunError", "RunResult", "RunSession", "RunStats", "Runtime", "Sandbox",
     "SandboxUnavailable", "Status", "SyncRunSession", "SyncRuntime", "SyscallFilter",
     "describe", "describe_bindings", "prepare_bindings", "with_lookup",

@@ -42,7 +42,7 @@ def assemble(ending: Ending, output: CappedOutput, process: GuestProcess,
         dropped_variables=ending.dropped_variables or {},
         checkpoint=ending.checkpoint,
         stats=RunStats(
-            sandbox=str(process.profile),
+            sandbox=process.sandbox_name,
             cpu_seconds=measured.cpu_seconds,
             peak_memory_bytes=process.cgroup.peak_memory() if process.cgroup else None,
             wall_time=measured.wall_time,

@@ -3,10 +3,12 @@ run's limits applied to it (rlimits, cgroup ceilings), its cgroup, its
 statistics (CPU time, memory), the kill of its whole tree and the release
 of what it holds.
 
-Both ways of obtaining a guest produce a :class:`GuestProcess`: a new
-interpreter (:func:`launch`, :func:`start_guest`) or a fork of the CPython
-template (host/zygote.py). Once its HELLO is expected it travels as a
-:class:`StartedGuest`, which is all a Session is given.
+Every way of obtaining a guest produces a :class:`GuestProcess`: a new
+interpreter (:func:`launch`, :func:`start_guest`), a fork of the CPython
+template (host/zygote.py), or a guest a launcher started elsewhere, reached
+over a stream (host/remote.py: its :class:`Remote` part says how to end it).
+Once its HELLO is expected it travels as a :class:`StartedGuest`, which is
+all a Session is given.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import resource
 import select
@@ -21,7 +24,7 @@ import signal
 import socket
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +37,31 @@ from .limits import Limits
 from .process import Child, in_thread, proc_stat, remove_tree, spawn
 from .reader import STEP_BYTES, between_steps
 from .sandbox import Sandbox, bwrap_argv
+
+logger = logging.getLogger("tether")
+
+
+class GuestStartError(Exception):
+    """A guest could not be started, or did not say HELLO."""
+
+
+#: How long a launcher's own kill (``docker rm -f``, deleting a pod) may take.
+REMOTE_STOP_TIMEOUT = 10.0
+
+
+@dataclass
+class Remote:
+    """What a guest started by a launcher (host/remote.py) adds: it is not
+    the process the host started (that is ``docker``, ``kubectl``, ``ssh``
+    or an exec's stream), so the host can neither limit it nor see its
+    statistics. ``name`` is shown as the run's sandbox; ``kill`` ends the
+    guest the engine's own way, when the launching process outlives the
+    end of its stream (``docker kill NAME``); ``release`` runs after every
+    run, however it ended (deleting its pod)."""
+
+    name: str
+    kill: Callable[[], Awaitable[None]] | None = None
+    release: Callable[[], Awaitable[None]] | None = None
 
 
 def new_workdir() -> str:
@@ -56,6 +84,8 @@ class GuestProcess:
     #: Forked by the template (host/zygote.py): under namespaces ``guest_pid``
     #: is the guest itself, which is also its PID namespace's init.
     forked: bool = False
+    #: Started by a launcher elsewhere, reached over a stream.
+    remote: Remote | None = None
     #: What apply_limits last wrote, so that a run with the same limits writes nothing.
     _rlimits: tuple[object, ...] | None = field(default=None, repr=False)
     _cgroup_ceilings: tuple[int | None, int | None] | None = field(default=None, repr=False)
@@ -63,7 +93,12 @@ class GuestProcess:
     def kill(self) -> None:
         """SIGKILL to everything at once: bwrap's group and, by killing its
         init, the whole PID namespace, or every process in the run's cgroup
-        (a setsid()-ed escapee included)."""
+        (a setsid()-ed escapee included). A remote guest is out of reach of
+        signals: its stream ends (EOF stops its program, R-TRANS-4) and
+        :meth:`terminate` does the rest."""
+        if self.remote is not None:
+            self._end_stream()
+            return
         if self.init_pidfd >= 0:
             with contextlib.suppress(ProcessLookupError, OSError):
                 signal.pidfd_send_signal(self.init_pidfd, signal.SIGKILL)
@@ -73,7 +108,12 @@ class GuestProcess:
 
     async def terminate(self, grace: float, *, kill_now: bool = False) -> int:
         """SIGTERM (the group, and the guest inside bwrap), ``grace``, then
-        SIGKILL to everything; reap bwrap or the guest. Returns its status."""
+        SIGKILL to everything; reap bwrap or the guest. Returns its status.
+        A remote guest: its stream ends, the launching process has ``grace``
+        to exit, then the launcher's own kill runs and the launching
+        process's group is killed."""
+        if self.remote is not None:
+            return await self._terminate_remote(grace)
         if self.init_pidfd >= 0:
             if not kill_now and not self.child.exited.done():
                 # The guest alone: bwrap would die of it at once and take the
@@ -88,6 +128,20 @@ class GuestProcess:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(_readable(self.init_pidfd), 5.0)
         return await self.child.terminate(grace, kill_now=kill_now)
+
+    async def _terminate_remote(self, grace: float) -> int:
+        assert self.remote is not None
+        self._end_stream()
+        if not self.child.exited.done():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self.child.exited), grace)
+        if not self.child.exited.done() and self.remote.kill is not None:
+            await _bounded(self.remote.kill)
+        return await self.child.terminate(grace, kill_now=True)
+
+    def _end_stream(self) -> None:
+        with contextlib.suppress(OSError):
+            self.child.channel.shutdown(socket.SHUT_WR)
 
     def close(self) -> None:
         """Release every host-side resource (after terminate)."""
@@ -106,6 +160,9 @@ class GuestProcess:
         leaves it), and the event loop serves other runs meanwhile."""
         cgroup, self.cgroup = self.cgroup, None
         self.close()
+        if self.remote is not None and self.remote.release is not None:
+            release, self.remote.release = self.remote.release, None
+            await _bounded(release)
 
         def remove() -> None:
             if cgroup is not None:
@@ -124,6 +181,20 @@ class GuestProcess:
     @property
     def profile(self) -> Sandbox:
         return Sandbox.NAMESPACES if self.sandboxed else Sandbox.PROCESS
+
+    @property
+    def sandbox_name(self) -> str:
+        """What the run's statistics name as its sandbox."""
+        return self.remote.name if self.remote is not None else str(self.profile)
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time the guest has used (None for a remote one: the local
+        process is only its launcher)."""
+        return None if self.remote is not None else cpu_seconds(self.program_pid())
+
+    def memory_use(self, *, peak: bool) -> int | None:
+        """See :func:`memory_use` (None for a remote guest)."""
+        return None if self.remote is not None else memory_use(self.program_pid(), peak=peak)
 
     def program_pid(self) -> int:
         """The process that runs the guest. Under bwrap, ``guest_pid`` is the
@@ -147,7 +218,10 @@ class GuestProcess:
         """The run's limits, between its HELLO and its RUN: rlimits on the
         guest (the program's processes inherit them) and the cgroup's
         ceilings. A warm guest's are set while it waits (the pool's), and
-        only written again for a run whose limits differ."""
+        only written again for a run whose limits differ. A remote guest sets
+        RUN's rlimits on itself (R-STDIO-5), and its engine's limits hold besides."""
+        if self.remote is not None:
+            return
         rlimits = (language, limits.memory_bytes, limits.cpu_seconds, limits.open_files,
                    limits.file_bytes)
         if self._rlimits != rlimits:
@@ -171,7 +245,7 @@ class GuestProcess:
             return True
         # The rlimit the allocation ran into, if the guest is still there to
         # ask: address space (Python) or data (Node).
-        used = memory_use(self.program_pid(), peak=language == "python")
+        used = self.memory_use(peak=language == "python")
         return at_memory_limit(limit, language, ceiling_reached=False, peak=None, used=used)
 
 
@@ -312,6 +386,16 @@ def memory_use(pid: int, *, peak: bool) -> int | None:
     except (OSError, ValueError, IndexError):
         pass
     return None
+
+
+async def _bounded(work: Callable[[], Awaitable[None]]) -> None:
+    """A launcher's kill or release: at most REMOTE_STOP_TIMEOUT, and its
+    failure is logged, never raised (the run has its result already)."""
+    try:
+        async with asyncio.timeout(REMOTE_STOP_TIMEOUT):
+            await work()
+    except Exception as exc:
+        logger.warning("tether: a launcher's cleanup failed: %r", exc)
 
 
 async def _readable(fd: int) -> None:

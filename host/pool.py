@@ -22,10 +22,11 @@ from typing import Any, Protocol
 from tether.codec import NEED_DATA, Connection, Hello, ProtocolError, Role
 
 from .guests import GuestCommand
-from .launch import GuestProcess, StartedGuest, launch, new_workdir, start_guest
+from .launch import GuestProcess, GuestStartError, StartedGuest, launch, new_workdir, start_guest
 from .limits import Limits
 from .process import in_thread, remove_tree
 from .reader import STEP_BYTES, between_steps
+from .remote import Launcher, remote_connection
 from .sandbox import Sandbox
 from .zygote import Zygote, ZygoteError
 
@@ -60,10 +61,6 @@ class PoolConfig:
     def __post_init__(self) -> None:
         if self.size < 0 or self.idle_timeout <= 0:
             raise ValueError("PoolConfig.size must be >= 0 and idle_timeout > 0")
-
-
-class GuestStartError(Exception):
-    pass
 
 
 class Starter(Protocol):
@@ -111,7 +108,7 @@ class SpawnStarter:
             if isinstance(exc, OSError):  # the host is out of processes or descriptors
                 raise GuestStartError(str(exc)) from exc
             raise
-        return await _until_hello(launched, workdir, self._prepare)
+        return await until_hello(launched, workdir, self._prepare)
 
     def _prepare(self, launched: GuestProcess) -> None:
         launched.apply_limits(self._language, self._limits.wire())
@@ -156,7 +153,7 @@ class ForkStarter:
                 if workdir is not None:
                     remove_tree(workdir)
                 raise
-            guest = await _until_hello(launched, workdir, self._prepare)
+            guest = await until_hello(launched, workdir, self._prepare)
         except OSError as exc:  # the host's own descriptors ran out: says nothing of forking
             raise GuestStartError(str(exc)) from exc
         except (ZygoteError, GuestStartError) as exc:
@@ -182,12 +179,50 @@ class ForkStarter:
         await self._zygote.aclose()
 
 
-async def _until_hello(launched: GuestProcess, workdir: str | None,
-                       then: Callable[[GuestProcess], None] | None = None) -> StartedGuest:
-    """Wait for the guest's HELLO (then ``then`` prepares it for its run);
-    anything else is a start error."""
+class LauncherStarter:
+    """Each guest started by a :class:`~tether.host.remote.Launcher`
+    somewhere else; warm ones have said HELLO (their preamble skipped) and
+    wait there for their run."""
+
+    cheap = False  # a container or a pod takes long: a run without one starts its own
+
+    def __init__(self, launcher: Launcher, language: str, limits: Limits) -> None:
+        self._launcher = launcher
+        self._language = language
+        self._limits = limits
+
+    async def start(self) -> StartedGuest:
+        launched = await self._start(self._limits, warm=True)
+        return await until_hello(launched, None, conn=remote_connection(launched))
+
+    async def start_cold(self, limits: Limits) -> StartedGuest:
+        since = asyncio.get_running_loop().time()
+        launched = await self._start(limits, warm=False)
+        return StartedGuest(launched, None, remote_connection(launched, limits), since=since)
+
+    async def _start(self, limits: Limits, *, warm: bool) -> GuestProcess:
+        try:
+            return await self._launcher.start(self._language, limits, warm=warm)
+        except GuestStartError:
+            raise
+        except Exception as exc:  # the engine refused (OSError, its client's errors)
+            raise GuestStartError(f"{type(exc).__name__}: {exc}") from exc
+
+    def idle(self) -> None:
+        pass
+
+    async def aclose(self) -> None:
+        pass
+
+
+async def until_hello(launched: GuestProcess, workdir: str | None,
+                      then: Callable[[GuestProcess], None] | None = None, *,
+                      conn: Connection | None = None) -> StartedGuest:
+    """Wait for the guest's HELLO on ``conn`` (then ``then`` prepares it for
+    its run); anything else is a start error, and the guest is released."""
     child = launched.child
-    conn = Connection(Role.HOST, step_bytes=STEP_BYTES, between_steps=between_steps)
+    if conn is None:
+        conn = Connection(Role.HOST, step_bytes=STEP_BYTES, between_steps=between_steps)
     loop = asyncio.get_running_loop()
     try:
         async with asyncio.timeout(START_TIMEOUT):

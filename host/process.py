@@ -75,6 +75,7 @@ class Child:
     exited: asyncio.Future[int] = field(repr=False)
     _pidfd: int = -1
     _pipes: dict[int, CappedBuffer] = field(default_factory=dict)
+    _relay: _StdioRelay | None = None
     _reaped: bool = False
     returncode: int | None = None
 
@@ -152,34 +153,44 @@ class Child:
             asyncio.get_running_loop().remove_reader(self._pidfd)
             os.close(self._pidfd)
             self._pidfd = -1
+        if self._relay is not None:
+            self._relay.close()
+            self._relay = None
         self.channel.close()
 
 
 def spawn(
     argv: Sequence[str], env: Mapping[str, str], *, raw_output_bytes: int,
     extra_fds: Sequence[tuple[int, int]] = (), channel_type: int = socket.SOCK_STREAM,
+    stdio: bool = False,
 ) -> Child:
     """Start ``argv`` (argv[0] an absolute path) as a guest; ``extra_fds``
-    are (host fd, child fd) pairs to pass besides 0-3. Must be called from a
-    running event loop."""
+    are (host fd, child fd) pairs to pass besides 0-3. With ``stdio`` the
+    frames travel on the child's stdin and stdout instead of fd 3 (spec
+    §3.1: a command that carries them elsewhere): two pipes, relayed to the
+    channel's socket (a guest may need to reopen them, which a socket
+    cannot be), and only fd 2 is a raw pipe. Must be called from a running
+    event loop."""
     loop = asyncio.get_running_loop()
     host_end, child_end = socket.socketpair(socket.AF_UNIX, channel_type)
-    out_r, out_w = os.pipe()
+    out_r, out_w = os.pipe()  # the child's stdout: raw output, or (stdio) the frames
     err_r, err_w = os.pipe()
-    child_fds = [_high(os.dup(child_end.fileno())), _high(out_w), _high(err_w)]
+    to_child = -1
+    if stdio:  # the child's stdin too; child_end is the relay's
+        in_r, to_child = os.pipe()
+        child_fds = [_high(in_r), _high(out_w), _high(err_w)]
+    else:
+        child_fds = [_high(os.dup(child_end.fileno())), _high(out_w), _high(err_w)]
+        child_end.close()
     extras = [(_high(os.dup(fd)), target) for fd, target in extra_fds]
     child_fds += [fd for fd, _ in extras]
-    child_end.close()
     try:
         pid = os.posix_spawn(
             argv[0],
             list(argv),
             dict(env),
             file_actions=[
-                (os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
-                (os.POSIX_SPAWN_DUP2, child_fds[1], 1),
-                (os.POSIX_SPAWN_DUP2, child_fds[2], 2),
-                (os.POSIX_SPAWN_DUP2, child_fds[0], 3),
+                *_stdio_actions(child_fds, stdio),
                 *((os.POSIX_SPAWN_DUP2, fd, target) for fd, target in extras),
             ],
             setsid=True,
@@ -190,6 +201,9 @@ def spawn(
         for fd in (out_r, err_r):
             os.close(fd)
         host_end.close()
+        if stdio:
+            child_end.close()
+            os.close(to_child)
         raise
     finally:
         for fd in child_fds:
@@ -198,15 +212,100 @@ def spawn(
                   raw_stderr=CappedBuffer(raw_output_bytes), exited=loop.create_future())
     child._pidfd = os.pidfd_open(pid)
     loop.add_reader(child._pidfd, _on_exit, child)
-    _watch(child, out_r, err_r)
+    if stdio:
+        child._relay = _StdioRelay(child_end, to_child, out_r)
+    _watch(child, None if stdio else out_r, err_r)
     return child
 
 
-def _watch(child: Child, out_r: int, err_r: int) -> None:
+def _stdio_actions(child_fds: Sequence[int], stdio: bool) -> list[tuple[Any, ...]]:
+    """fds 0-3 of a guest: the channel on fd 3, or the frames' pipes on fds
+    0 and 1 (stdio)."""
+    first, out_w, err_w = child_fds[:3]
+    if stdio:
+        return [(os.POSIX_SPAWN_DUP2, first, 0), (os.POSIX_SPAWN_DUP2, out_w, 1),
+                (os.POSIX_SPAWN_DUP2, err_w, 2)]
+    return [(os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, err_w, 2),
+            (os.POSIX_SPAWN_DUP2, first, 3)]
+
+
+class _StdioRelay:
+    """Copies between the far end of a channel's socket pair and a child's
+    stdin and stdout pipes, on the event loop: EOF on either side becomes
+    EOF on the other (the socket's SHUT_WR, closing the stdin pipe)."""
+
+    def __init__(self, sock: socket.socket, to_child: int, from_child: int) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._sock = sock
+        self._pipes = [to_child, from_child]
+        self._watched: set[tuple[int, bool]] = set()  # (fd, for writing)
+        for fd in (sock.fileno(), to_child, from_child):
+            os.set_blocking(fd, False)
+        self._tasks = [self._loop.create_task(self._copy(from_child, sock.fileno())),
+                       self._loop.create_task(self._copy(sock.fileno(), to_child))]
+
+    async def _copy(self, source: int, target: int) -> None:
+        try:
+            while data := await self._read(source):
+                view = memoryview(data)
+                while view:
+                    try:
+                        view = view[os.write(target, view):]
+                    except BlockingIOError:
+                        await self._ready(target, write=True)
+        except OSError:
+            pass  # the far side is gone: its exit is noticed elsewhere
+        with contextlib.suppress(OSError):
+            if target == self._sock.fileno():
+                self._sock.shutdown(socket.SHUT_WR)
+            elif target in self._pipes:
+                self._pipes.remove(target)
+                os.close(target)
+
+    async def _read(self, fd: int) -> bytes:
+        while True:
+            try:
+                return os.read(fd, 65536)
+            except BlockingIOError:
+                await self._ready(fd, write=False)
+
+    async def _ready(self, fd: int, *, write: bool) -> None:
+        ready: asyncio.Future[None] = self._loop.create_future()
+        add = self._loop.add_writer if write else self._loop.add_reader
+        add(fd, _wake, ready)
+        self._watched.add((fd, write))
+        try:
+            await ready
+        finally:
+            self._unwatch(fd, write)
+
+    def _unwatch(self, fd: int, write: bool) -> None:
+        # Only while the relay owns ``fd``: once closed, its number may be
+        # another descriptor's, whose reader must stay.
+        if (fd, write) in self._watched:
+            self._watched.discard((fd, write))
+            (self._loop.remove_writer if write else self._loop.remove_reader)(fd)
+
+    def close(self) -> None:
+        for fd, write in list(self._watched):
+            self._unwatch(fd, write)
+        for task in self._tasks:
+            task.cancel()
+        for fd in self._pipes:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._pipes = []
+        self._sock.close()
+
+
+def _watch(child: Child, out_r: int | None, err_r: int) -> None:
     """Collect the raw pipes as they fill; the channel is read by its owner."""
     loop = asyncio.get_running_loop()
     child.channel.setblocking(False)
     for fd, buffer in ((out_r, child.raw_stdout), (err_r, child.raw_stderr)):
+        if fd is None:
+            continue
         os.set_blocking(fd, False)
         child._pipes[fd] = buffer
         loop.add_reader(fd, child._read_pipe, fd)
@@ -297,6 +396,11 @@ def _on_exit(child: Child) -> None:
         # report "exited" and reap in terminate(), after the group is killed.
         status = os.waitid(os.P_PIDFD, child._pidfd, os.WEXITED | os.WNOWAIT | os.WNOHANG)
         child.exited.set_result(0 if status is None else exit_status(status))
+
+
+def _wake(ready: asyncio.Future[None]) -> None:
+    if not ready.done():
+        ready.set_result(None)
 
 
 async def in_thread(work: Callable[..., None], *args: Any) -> None:

@@ -28,8 +28,18 @@ from .guests import (
     guest_command,
     zygote_command,
 )
+from .launch import GuestStartError
 from .limits import Limits
-from .pool import ForkStarter, GuestPool, PoolConfig, SpawnStarter, Starter, discard
+from .pool import (
+    ForkStarter,
+    GuestPool,
+    LauncherStarter,
+    PoolConfig,
+    SpawnStarter,
+    Starter,
+    discard,
+)
+from .remote import Launcher
 from .request import RunRequest
 from .result import RunError, RunResult, Status
 from .sandbox import Sandbox, resolve
@@ -73,7 +83,12 @@ class Runtime:
     ``check`` is the default of ``run(check=...)``, ``approve`` of
     ``run(approve=...)``. ``tracing`` (a :class:`tether.host.tracing.Tracing`,
     with the ``otel`` extra) makes an OpenTelemetry span of every run and
-    binding call. Use it as an
+    binding call. ``launcher`` starts every guest somewhere else
+    (:class:`CommandLauncher`: a container, a pod, another machine, over
+    the command's stdio; see docs/scaling.md); then the engine is the
+    sandbox, ``sandbox`` must stay ``"auto"`` and ``runtime.sandbox`` is
+    ``process`` (the host's own side), while the pool keeps started remote
+    guests warm as ``pool`` says. Use it as an
     async context manager, so that closing it stops the warm guests and ends
     runs still going (their result has status ``cancelled``)::
 
@@ -98,6 +113,7 @@ class Runtime:
         preload: Sequence[str] = (),
         approve: ApproveHook | None = None,
         tracing: Tracing | None = None,
+        launcher: Launcher | None = None,
     ) -> None:
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError("limits must be a tether.Limits")
@@ -112,7 +128,13 @@ class Runtime:
         self._packages = Packages.prepare(python_packages, node_packages, preload,
                                           self._interpreters.python)
         self._pool_config = pool or PoolConfig(size=0, fork_server=False)
-        self.sandbox = resolve(sandbox)
+        if launcher is not None and not isinstance(launcher, Launcher):
+            raise TypeError("launcher must be a tether.Launcher (e.g. tether.CommandLauncher)")
+        if launcher is not None and Sandbox(sandbox) is not Sandbox.AUTO:
+            raise ValueError("sandbox is a local guest's profile; a launcher's guests are "
+                             "isolated by its engine (leave sandbox unset)")
+        self._launcher = launcher
+        self.sandbox = resolve(sandbox) if launcher is None else Sandbox.PROCESS
         self._seccomp = _compile(syscall_filter)
         self._pools: dict[tuple[str, int | None, int | None, Sandbox], GuestPool] = {}
         self._zygotes: dict[Sandbox, Zygote] = {}
@@ -123,6 +145,14 @@ class Runtime:
         self.approve = approve
         self.tracing = tracing
         self._checker = Checker(self._interpreters)
+
+    def _profile(self, sandbox: Sandbox | str | None) -> Sandbox:
+        if sandbox is None:
+            return self.sandbox
+        if self._launcher is not None:
+            raise ValueError("sandbox= is a local guest's profile; this Runtime's launcher "
+                             "starts its guests elsewhere")
+        return resolve(sandbox)
 
     def _pool(self, language: str, limits: Limits, sandbox: Sandbox) -> GuestPool:
         # Node's heap limit is a start-up flag, and the size of a guest's
@@ -138,7 +168,9 @@ class Runtime:
 
             spawn = SpawnStarter(command_for, language, limits, sandbox)
             starter: Starter = spawn
-            if language == "python" and self._pool_config.fork_server:
+            if self._launcher is not None:
+                starter = LauncherStarter(self._launcher, language, limits)
+            elif language == "python" and self._pool_config.fork_server:
                 starter = ForkStarter(self._zygote(sandbox), limits, sandbox, spawn)
             pool = self._pools[key] = GuestPool(starter, self._pool_config)
         return pool
@@ -208,7 +240,7 @@ class Runtime:
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError("limits must be a tether.Limits")
         limits = limits or self.limits
-        profile = self.sandbox if sandbox is None else resolve(sandbox)
+        profile = self._profile(sandbox)
         prepared = prepare_bindings(bindings, language)
         wire_variables = None if variables is None else \
             prepare_variables(variables, prepared, limits)
@@ -249,7 +281,7 @@ class Runtime:
         except ValueModelError as exc:
             raise TypeError(f"value is outside the value model: {exc}") from None
         replay = Replay(saved.calls, wire_value)
-        profile = self.sandbox if sandbox is None else resolve(sandbox)
+        profile = self._profile(sandbox)
         return await self._start(saved.source, saved.language, prepared, saved.limits_value(),
                                  profile, saved.variables, saved.last_expression, on_event,
                                  approve, replay.log, replay)
@@ -264,7 +296,7 @@ class Runtime:
         if ready is None and not self._closed:
             try:
                 ready = await pool.start_cold(limits)
-            except OSError as exc:  # the host is out of processes or descriptors
+            except (OSError, GuestStartError) as exc:  # out of processes; the engine refused
                 return RunResult(status=Status.CRASHED, error=RunError(
                     "GuestCrashed", f"the guest could not be started: {exc}"))
         if self._closed:  # closed while this run's guest was starting
@@ -396,6 +428,8 @@ class Runtime:
         await asyncio.gather(*self._sessions.values(),
                              *(pool.aclose() for pool in self._pools.values()))
         await asyncio.gather(*self._teardowns)
+        if self._launcher is not None:
+            await self._launcher.aclose()
         await self._checker.aclose()
         # Idle threads exit now; one stuck in a sync binding exits when its
         # call returns (a daemon: it never holds the process up).

@@ -50,7 +50,7 @@ from .endings import (
     protocol_error,
 )
 from .events import Observer
-from .launch import StartedGuest, cpu_seconds
+from .launch import StartedGuest
 from .output import CappedOutput
 from .process import Child
 from .reader import Reader
@@ -142,7 +142,7 @@ class Session:
                 ending = Ending(Status.TIMEOUT, RunError(
                     "Timeout", f"the program did not finish within {self.limits.timeout:g} s"))
             wall_time = loop.time() - started
-            self._cpu = cpu_seconds(self._launched.program_pid())
+            self._cpu = self._launched.cpu_seconds()
             if ending.after_done and self._defer is not None:
                 # The result is known: nothing of the program may run on, so the
                 # group is killed and its calls cancelled now; reaping and

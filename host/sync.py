@@ -14,6 +14,7 @@ from .bindings import BindingsArg
 from .events import RunEvent
 from .limits import Limits
 from .pool import PoolConfig
+from .remote import Launcher
 from .result import RunResult
 from .runtime import Runtime
 from .sandbox import Sandbox
@@ -52,6 +53,7 @@ class SyncRuntime:
         python_packages: str | os.PathLike[str] | None = None,
         node_packages: str | os.PathLike[str] | None = None,
         preload: Sequence[str] = (),
+        launcher: Launcher | None = None,
     ) -> None:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever,
@@ -64,7 +66,7 @@ class SyncRuntime:
             runtime = Runtime(limits=limits, env=env, python=python, node=node, pool=pool,
                               sandbox=sandbox, binding_threads=binding_threads,
                               python_packages=python_packages, node_packages=node_packages,
-                              preload=preload)
+                              preload=preload, launcher=launcher)
             await runtime.__aenter__()
             return runtime
 

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Allow", "ApprovalRequest", "Binding", "CallEnded", "CallStarted", "Deny", "Edit",
-           "EventsDropped", "GuestUnavailable", "Limits", "OutputChunk", "PoolConfig", "RunError",
-           "RunResult", "RunSession", "RunStats", "Runtime", "Sandbox", "SandboxUnavailable",
-           "Printed", "RunEvent", "Status", "Suspend", "SyncRunSession", "SyncRuntime",
-           "SyscallFilter", "__version__", "requires_approval"]
+__all__ = ["Allow", "ApprovalRequest", "Binding", "CallEnded", "CallStarted", "CommandLauncher",
+           "Deny", "Edit", "EventsDropped", "GuestUnavailable", "Launcher", "Limits",
+           "OutputChunk", "PoolConfig", "RunError", "RunResult", "RunSession", "RunStats",
+           "Runtime", "Sandbox", "SandboxUnavailable", "Printed", "RunEvent", "Status", "Suspend",
+           "SyncRunSession", "SyncRuntime", "SyscallFilter", "__version__", "requires_approval"]
 
 if TYPE_CHECKING:
     from .host import (
@@ -21,10 +21,12 @@ if TYPE_CHECKING:
         Binding,
         CallEnded,
         CallStarted,
+        CommandLauncher,
         Deny,
         Edit,
         EventsDropped,
         GuestUnavailable,
+        Launcher,
         Limits,
         OutputChunk,
         PoolConfig,

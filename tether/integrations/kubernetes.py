@@ -1,5 +1,14 @@
-"""A Kubernetes exec as a byte stream for a guest's stdio
-(``pip install tether[kubernetes]``).
+"""Guests in Kubernetes pods (``pip install tether[kubernetes]``): a
+fresh pod for every guest, its stdio reached through the exec API.
+
+:class:`PodLauncher` is a :class:`~tether.Launcher`: each guest gets a pod
+of its own from a :class:`PodTemplate` (a plain pod manifest, created and
+deleted through the ``kubernetes`` client) or a :class:`WarmPoolClaim` (a
+claim on an agent-sandbox ``SandboxWarmPool``, through its
+``k8s-agent-sandbox`` SDK), waits until it runs, execs
+``python -m tether.guest --stdio`` in it and lets the pod go after the run,
+however the run ended. A pod that served a run is never given another: its
+filesystem would carry one run's state into the next.
 
 The API server's exec endpoint speaks WebSocket with a channel byte in
 front of every binary message (subprotocols ``v5.channel.k8s.io`` and
@@ -14,17 +23,29 @@ output, and the status gives its exit code.
 
 from __future__ import annotations
 
+import asyncio
+import copy
+import functools
 import json
+import logging
 import ssl
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar, cast
 from urllib.parse import quote, urlencode
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
-__all__ = ["CHANNEL_PROTOCOLS", "ExecError", "ExecStream", "exec_url"]
+from tether.host.launch import GuestProcess, GuestStartError, Remote
+from tether.host.limits import Limits
+from tether.host.remote import Launcher, Stream, command_line, guest_name_for, over_stream
+
+__all__ = ["CHANNEL_PROTOCOLS", "GUEST_COMMAND", "ExecError", "ExecStream", "Pod", "PodLauncher",
+           "PodSource", "PodTemplate", "WarmPoolClaim", "exec_url"]
+
+logger = logging.getLogger("tether")
 
 #: Best first: v5 can close stdin; v4 cannot.
 CHANNEL_PROTOCOLS = (Subprotocol("v5.channel.k8s.io"), Subprotocol("v4.channel.k8s.io"))
@@ -150,3 +171,234 @@ class ExecStream:
         """End the exec: closing the WebSocket ends the command's stdio (the
         API server then stops streaming; a pod is deleted by its owner)."""
         await self._connection.close()
+
+
+# -- pods ---------------------------------------------------------------------
+
+#: What each pod runs for its guest (``{language}``: the run's language).
+GUEST_COMMAND = ("python", "-m", "tether.guest", "--stdio", "--language", "{language}")
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class Pod:
+    """A pod acquired for one guest: its ``name``, and what its source
+    needs to let it go (``claim``: the SandboxClaim that holds it)."""
+
+    name: str
+    claim: str | None = None
+
+
+class PodSource(Protocol):
+    """Where a :class:`PodLauncher` gets each guest's pod. Both methods
+    block (they run in a worker thread); ``release`` must tolerate a pod
+    that is already gone."""
+
+    def acquire(self, api_client: Any, namespace: str) -> Pod: ...
+
+    def release(self, api_client: Any, namespace: str, pod: Pod) -> None: ...
+
+
+class PodTemplate:
+    """A pod per guest from a plain pod ``manifest`` (a dict, as a YAML
+    file loads): created with a name of its own, deleted after its run
+    (``grace_period_seconds=0``). Its guest container (``PodLauncher``'s
+    ``container``) only needs to stay alive (``sleep infinity``): each run
+    execs its own guest."""
+
+    def __init__(self, manifest: Mapping[str, Any]) -> None:
+        if manifest.get("kind", "Pod") != "Pod" or not isinstance(manifest.get("spec"), Mapping):
+            raise ValueError("PodTemplate needs a Pod manifest with a spec")
+        self.manifest = copy.deepcopy(dict(manifest))
+
+    def acquire(self, api_client: Any, namespace: str) -> Pod:
+        from kubernetes import client
+
+        body = copy.deepcopy(self.manifest)
+        body.setdefault("apiVersion", "v1")
+        body.setdefault("kind", "Pod")
+        metadata = body.setdefault("metadata", {})
+        metadata["name"] = guest_name_for()
+        metadata.setdefault("labels", {})["tether.run/guest"] = "true"
+        metadata.pop("generateName", None)
+        client.CoreV1Api(api_client).create_namespaced_pod(namespace, cast(Any, body))
+        return Pod(metadata["name"])
+
+    def release(self, api_client: Any, namespace: str, pod: Pod) -> None:
+        from kubernetes import client
+
+        try:
+            client.CoreV1Api(api_client).delete_namespaced_pod(pod.name, namespace,
+                                                               grace_period_seconds=0)
+        except client.ApiException as exc:
+            if exc.status != 404:
+                raise
+
+
+class WarmPoolClaim:
+    """A pod per guest claimed from an agent-sandbox ``SandboxWarmPool``
+    named ``warm_pool`` (``k8s-agent-sandbox``'s SandboxClaim), its claim
+    deleted after the run (the pool then replaces the pod; the claimed one
+    is never handed out again). ``timeout``: seconds for the claim to be
+    bound and ready."""
+
+    def __init__(self, warm_pool: str, *, timeout: int = 60) -> None:
+        self.warm_pool = warm_pool
+        self.timeout = timeout
+
+    def acquire(self, api_client: Any, namespace: str) -> Pod:
+        from k8s_agent_sandbox.constants import POD_NAME_ANNOTATION
+        from k8s_agent_sandbox.k8s_helper import K8sHelper
+
+        helper = K8sHelper(api_client)
+        claim = guest_name_for()
+        created = helper.create_sandbox_claim(claim, self.warm_pool, namespace)
+        try:
+            sandbox = helper.wait_for_claim_ready(claim, namespace, self.timeout,
+                                                  initial_claim=created)
+            annotations = ((helper.get_sandbox(sandbox, namespace) or {}).get("metadata")
+                           or {}).get("annotations") or {}
+        except BaseException:
+            helper.delete_sandbox_claim(claim, namespace)
+            raise
+        return Pod(annotations.get(POD_NAME_ANNOTATION) or sandbox, claim=claim)
+
+    def release(self, api_client: Any, namespace: str, pod: Pod) -> None:
+        from k8s_agent_sandbox.k8s_helper import K8sHelper
+
+        if pod.claim is not None:
+            K8sHelper(api_client).delete_sandbox_claim(pod.claim, namespace)
+
+
+class PodLauncher(Launcher):
+    """Each guest in a fresh pod from ``source`` (:class:`PodTemplate` or
+    :class:`WarmPoolClaim`) in ``namespace``::
+
+        launcher = PodLauncher(WarmPoolClaim("tether-guests"))
+        async with tether.Runtime(launcher=launcher) as rt: ...
+
+    ``api_client``: a ``kubernetes.client.ApiClient`` (default: one from
+    the pod's service account inside a cluster, else from ``KUBECONFIG`` or
+    ``~/.kube/config``, loaded at the first start); its host, token and
+    certificates also open the exec. The launcher waits up to ``ready_timeout`` seconds for the
+    pod to run (polling every ``poll_interval``), then runs ``command`` in
+    ``container`` over the exec API. The pod is released after the run on
+    every path: a pod that never became ready, an exec that failed, a
+    crash, a timeout, a cancelled run."""
+
+    name = "kubernetes"
+
+    def __init__(self, source: PodSource, *, namespace: str = "default",
+                 container: str = "guest", command: Sequence[str] = GUEST_COMMAND,
+                 api_client: Any = None, ready_timeout: float = 120.0,
+                 poll_interval: float = 0.25) -> None:
+        self.source = source
+        self.namespace = namespace
+        self.container = container
+        self.command = tuple(command)
+        self.ready_timeout = ready_timeout
+        self.poll_interval = poll_interval
+        self._api_client = api_client
+
+    def _api(self) -> Any:
+        if self._api_client is None:
+            from kubernetes import client, config
+
+            try:  # inside the cluster, its service account; else KUBECONFIG or ~/.kube/config
+                config.load_incluster_config()  # type: ignore[no-untyped-call]
+            except config.ConfigException:
+                config.load_kube_config()  # type: ignore[no-untyped-call]
+            self._api_client = client.ApiClient()
+        return self._api_client
+
+    async def start(self, language: str, limits: Limits, *, warm: bool) -> GuestProcess:
+        api = self._api()
+        pod = await self._acquire(api)
+        try:
+            await self._until_running(api, pod.name)
+            stream = await self._exec(api, pod.name, command_line(self.command, pod.name,
+                                                                  language))
+        except BaseException as exc:
+            await _blocking(self.source.release, api, self.namespace, pod)
+            if isinstance(exc, ExecError | TimeoutError):
+                raise GuestStartError(f"pod {pod.name}: {exc}") from exc
+            raise
+        child = over_stream(Stream(
+            receive=stream.receive, send=stream.send, close_send=stream.close_stdin,
+            close=stream.close, exit_code=lambda: stream.exit_code,
+            stderr=lambda: bytes(stream.stderr)), raw_output_bytes=limits.raw_output_bytes)
+
+        async def release() -> None:
+            try:
+                await stream.close()
+            finally:
+                await _blocking(self.source.release, api, self.namespace, pod)
+
+        return GuestProcess(child, 0, remote=Remote(self.name, kill=stream.close,
+                                                    release=release))
+
+    async def _acquire(self, api: Any) -> Pod:
+        """The source's pod; if the start is cancelled meanwhile, the pod
+        the thread still makes is released before the cancellation goes on."""
+        job = asyncio.get_running_loop().run_in_executor(
+            None, self.source.acquire, api, self.namespace)
+        try:
+            return await asyncio.shield(job)
+        except asyncio.CancelledError:
+            await asyncio.wait([job])
+            if not job.cancelled() and job.exception() is None:
+                await _blocking(self.source.release, api, self.namespace, job.result())
+            raise
+
+    async def _until_running(self, api: Any, name: str) -> None:
+        from kubernetes import client
+
+        core = client.CoreV1Api(api)
+        async with asyncio.timeout(self.ready_timeout):
+            while True:
+                pod = await _blocking(core.read_namespaced_pod, name, self.namespace)
+                phase = pod.status.phase if pod.status is not None else None
+                statuses = (pod.status.container_statuses or []) if pod.status else []
+                if phase == "Running" and all(s.ready for s in statuses):
+                    return
+                if phase in ("Succeeded", "Failed"):
+                    raise ExecError(f"the pod ended ({phase}) before it was ready")
+                await asyncio.sleep(self.poll_interval)
+
+    async def _exec(self, api: Any, name: str, command: Sequence[str]) -> ExecStream:
+        config = api.configuration
+        headers = {}
+        token = config.get_api_key_with_prefix("authorization")
+        if token:
+            headers["Authorization"] = token
+        return await ExecStream.open(
+            exec_url(config.host, self.namespace, name, command, container=self.container),
+            headers=headers, ssl_context=_ssl_context(config))
+
+    async def aclose(self) -> None:
+        if self._api_client is not None:
+            await _blocking(self._api_client.close)
+
+
+def _ssl_context(config: Any) -> ssl.SSLContext | None:
+    """The exec's TLS settings, from the API client's configuration."""
+    if not str(config.host).startswith("https"):
+        return None
+    context = ssl.create_default_context(cafile=config.ssl_ca_cert)
+    if not config.verify_ssl:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    if config.cert_file:
+        context.load_cert_chain(config.cert_file, config.key_file)
+    return context
+
+
+async def _blocking(function: Callable[..., _T], *args: Any) -> _T:
+    """``function(*args)`` in a worker thread, waited for even if the
+    caller is cancelled (a pod being created or deleted is never lost)."""
+    job = asyncio.get_running_loop().run_in_executor(None, functools.partial(function, *args))
+    try:
+        return await asyncio.shield(job)
+    except asyncio.CancelledError:
+        await asyncio.wait([job])
+        raise

@@ -1,0 +1,293 @@
+"""Guests started by a command whose stdin and stdout carry the frames
+(spec §3.1, R-STDIO-1..5): ``Runtime(launcher=CommandLauncher(argv))``,
+with real subprocesses — the standalone guest (``python -m tether.guest
+--stdio``) itself, or behind a shell that stands for a container engine's
+client. Each test checks that nothing it started is left running."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tether import (
+    CommandLauncher,
+    Launcher,
+    Limits,
+    PoolConfig,
+    RunResult,
+    Runtime,
+    Status,
+    SyncRuntime,
+)
+from tether.host.launch import GuestProcess
+
+from .conftest import quick
+
+GUEST = [sys.executable, "-m", "tether.guest", "--stdio", "--language", "{language}"]
+
+
+class Recording(CommandLauncher):
+    """A CommandLauncher that remembers every guest it started."""
+
+    def __init__(self, argv: Sequence[str], **options: Any) -> None:
+        super().__init__(argv, **options)
+        self.started: list[tuple[int, bool]] = []  # (pid, warm)
+
+    async def start(self, language: str, limits: Limits, *, warm: bool) -> GuestProcess:
+        guest = await super().start(language, limits, warm=warm)
+        self.started.append((guest.child.pid, warm))
+        return guest
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+
+
+def _runs(launcher: Recording, *sources: str, pool: PoolConfig | None = None,
+          **options: Any) -> list[RunResult]:
+    async def go() -> list[RunResult]:
+        async with Runtime(launcher=launcher, pool=pool) as rt:
+            return [await rt.run(source, **{"limits": quick(), **options}) for source in sources]
+
+    results = asyncio.run(go())
+    assert launcher.started, "the launcher started no guest"
+    for pid, _ in launcher.started:
+        assert _gone(pid), f"the guest's command {pid} is still running"
+    return results
+
+
+def test_hello_and_binding_calls_over_a_commands_stdio() -> None:
+    async def add(a: int, b: int) -> int:
+        return a + b
+
+    [result] = _runs(Recording(GUEST), "print('hi')\nreturn await add(1, await add(2, 3))",
+                     bindings={"add": add})
+    assert result.status is Status.OK, result.error
+    assert result.value == 6
+    assert result.output == "hi\n"
+    assert result.stats.sandbox == "command"
+    assert result.stats.calls == 2
+
+
+def test_stray_writes_to_fd_1_do_not_reach_the_frames() -> None:
+    """R-STDIO-1: what the program, a library or a child process writes to
+    fd 1 lands on fd 2, the command's raw stderr."""
+    source = ("import os, subprocess\nos.write(1, b'TH\\x01\\x01 forged\\n')\n"
+              "subprocess.run(['echo', 'from a child'])\nprint('kept')\nreturn 1")
+    [result] = _runs(Recording(GUEST), source)
+    assert result.status is Status.OK, result.error
+    assert result.value == 1
+    assert result.output == "kept\n"
+    assert "forged" in result.raw_stderr and "from a child" in result.raw_stderr
+
+
+def test_a_preamble_before_hello_is_skipped_and_kept_as_raw_output() -> None:
+    """R-STDIO-2: a banner from whatever starts the guest is skipped and
+    kept as raw output, never program output."""
+    argv = ["sh", "-c", 'echo "welcome to the engine"; exec "$@"', "sh", *GUEST]
+    [result] = _runs(Recording(argv), "return 5")
+    assert result.status is Status.OK, result.error
+    assert result.value == 5
+    assert result.raw_stdout == "welcome to the engine\n"
+    assert result.output == ""
+
+
+def test_a_preamble_past_64_kib_is_a_protocol_error() -> None:
+    argv = ["sh", "-c", 'head -c 70000 /dev/zero | tr "\\0" x; exec "$@"', "sh", *GUEST]
+    [result] = _runs(Recording(argv), "return 5")
+    assert result.status is Status.PROTOCOL_ERROR
+    assert result.error is not None and "FRAME_MALFORMED" in result.error.message
+
+
+def test_a_timeout_ends_the_stream_and_the_command() -> None:
+    """R-STDIO-6: the stream is closed, the command given its grace, then
+    its group killed; the run returns, nothing is left."""
+    [result] = _runs(Recording(GUEST), "while True:\n    pass",
+                     limits=quick(timeout=0.5, kill_grace=0.2))
+    assert result.status is Status.TIMEOUT
+
+
+def test_a_crashing_guest_is_a_crashed_run() -> None:
+    """R-TERM-1 over a command's stdio: the command's exit status is the guest's."""
+    [result] = _runs(Recording(GUEST), "import os\nos._exit(7)")
+    assert result.status is Status.CRASHED
+    assert result.stats.exit_code == 7
+
+
+def test_a_command_that_cannot_start_is_a_crashed_run() -> None:
+    results = _runs(Recording(["sh", "-c", "echo no such image >&2; exit 125"]), "return 1")
+    assert results[0].status is Status.CRASHED
+    assert "no such image" in results[0].raw_stderr
+
+    async def go() -> RunResult:
+        async with Runtime(launcher=CommandLauncher(["tether-no-such-command"])) as rt:
+            return await rt.run("return 1")
+
+    missing = asyncio.run(go())
+    assert missing.status is Status.CRASHED
+    assert missing.error is not None and "tether-no-such-command" in missing.error.message
+
+
+def test_the_launchers_kill_runs_when_the_command_outlives_its_stream(tmp_path: Path) -> None:
+    """R-STDIO-6: a command that ignores the end of its stream and SIGTERM
+    (a container engine's client whose container runs on): the launcher's
+    kill command ends it, then its process group is killed; the run still
+    returns."""
+    wrapper = ('trap "" TERM; echo $$ > "$0/{name}.pid"; "$@"; '
+               'while :; do sleep 0.05; done')
+    argv = ["sh", "-c", wrapper, str(tmp_path), *GUEST]
+    kill = ["sh", "-c", f'touch "{tmp_path}/{{name}}.killed"; kill -9 "$(cat "{tmp_path}/{{name}}.pid")"']
+    launcher = Recording(argv, kill=kill, name="engine")
+    [result] = _runs(launcher, "import time\ntime.sleep(30)", limits=quick(timeout=0.5))
+    assert result.status is Status.TIMEOUT
+    assert result.stats.sandbox == "engine"
+    assert len(list(tmp_path.glob("tether-*.killed"))) == 1
+
+
+def test_a_warm_pool_holds_started_remote_guests() -> None:
+    """The pool keeps launcher guests that have said HELLO; runs take them,
+    and every guest serves exactly one run."""
+    launcher = Recording(GUEST)
+
+    async def go() -> list[Any]:
+        async with Runtime(launcher=launcher,
+                           pool=PoolConfig(size=1, prestart=("python",))) as rt:
+            values = []
+            for n in range(3):
+                [pool] = rt._pools.values()
+                while not pool._ready:  # the guest started ahead has said HELLO
+                    await asyncio.sleep(0.01)
+                values.append((await rt.run(f"return {n}", limits=quick())).value)
+            return values
+
+    assert asyncio.run(go()) == [0, 1, 2]
+    assert [warm for _, warm in launcher.started] == [True] * 4  # 3 runs, 1 left ready
+    assert len({pid for pid, _ in launcher.started}) == 4
+    assert all(_gone(pid) for pid, _ in launcher.started)
+
+
+def test_the_guest_sets_runs_rlimits_on_itself() -> None:
+    """R-STDIO-5: the host cannot prlimit a guest it did not start; the
+    guest lowers its own limits to RUN's."""
+    [result] = _runs(Recording(GUEST),
+                     "import resource\nreturn list(resource.getrlimit(resource.RLIMIT_NOFILE))",
+                     limits=quick(open_files=77))
+    assert result.status is Status.OK, result.error
+    assert result.value == [77, 77]
+
+
+def test_closing_the_runtime_ends_a_run_on_a_remote_guest() -> None:
+    launcher = Recording(GUEST)
+
+    async def go() -> RunResult:
+        async with Runtime(launcher=launcher, pool=None) as rt:
+            task = asyncio.ensure_future(rt.run("import time\ntime.sleep(30)", limits=quick()))
+            while not launcher.started:
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.2)
+        return await task
+
+    assert asyncio.run(go()).status is Status.CANCELLED
+    assert all(_gone(pid) for pid, _ in launcher.started)
+
+
+def test_javascript_over_a_commands_stdio() -> None:
+    pytest.importorskip("tether.host.guests")
+    from tether.host.guests import GuestUnavailable, Interpreters
+
+    try:
+        Interpreters().node_path()
+    except GuestUnavailable as exc:
+        pytest.skip(str(exc))
+    [result] = _runs(Recording(GUEST), "console.log('js'); return 6 * 7", language="javascript")
+    assert result.status is Status.OK, result.raw_stderr
+    assert (result.value, result.output) == (42, "js\n")
+
+
+def test_a_launcher_is_the_sandbox() -> None:
+    with pytest.raises(ValueError, match="sandbox"):
+        Runtime(launcher=CommandLauncher(GUEST), sandbox="namespaces")
+    with pytest.raises(TypeError):
+        Runtime(launcher=GUEST)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        CommandLauncher("python -m tether.guest --stdio")
+    assert issubclass(CommandLauncher, Launcher)
+
+
+def test_a_sync_runtime_takes_a_launcher() -> None:
+    launcher = Recording(GUEST)
+    with SyncRuntime(launcher=launcher, pool=None) as rt:
+        assert rt.run("return 2 + 2", limits=quick()).value == 4
+    assert all(_gone(pid) for pid, _ in launcher.started)
+
+
+def test_one_program_runs_identically_locally_and_over_a_commands_stdio() -> None:
+    source = ("rows = [await double(n) for n in range(5)]\nprint('rows', rows)\n"
+              "import sys\nprint('warn', file=sys.stderr)\n"
+              "return {'sum': sum(rows), 'bytes': b'\\x00\\xff', 'nested': [[], {}]}")
+
+    async def double(n: int) -> int:
+        return 2 * n
+
+    async def go(launcher: Launcher | None) -> RunResult:
+        async with Runtime(launcher=launcher, pool=None) as rt:
+            return await rt.run(source, bindings={"double": double}, limits=quick())
+
+    local = asyncio.run(go(None))
+    remote = asyncio.run(go(Recording(GUEST)))
+    assert local.status is remote.status is Status.OK
+    assert (local.value, local.output, local.chunks) == (remote.value, remote.output,
+                                                         remote.chunks)
+    assert local.stats.calls == remote.stats.calls == 5
+
+
+def test_a_kill_command_that_hangs_cannot_hold_the_run(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """R-STDIO-6: the run returns even when the engine's kill never ends;
+    the kill command is ended too."""
+    from tether.host import launch
+
+    monkeypatch.setattr(launch, "REMOTE_STOP_TIMEOUT", 0.5)
+    marker = f"tether-hanging-kill-{os.getpid()}"
+    argv = ["sh", "-c", 'trap "" TERM; "$@"; while :; do sleep 0.05; done', "sh", *GUEST]
+    kill = [sys.executable, "-c", "import time; time.sleep(60)", marker]
+    [result] = _runs(Recording(argv, kill=kill), "import time\ntime.sleep(30)",
+                     limits=quick(timeout=0.5))
+    assert result.status is Status.TIMEOUT
+    assert not [p for p in Path("/proc").iterdir() if p.name.isdigit()
+                and marker.encode() in _cmdline(p)]
+
+
+def _cmdline(process: Path) -> bytes:
+    try:
+        return (process / "cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+#: A command that says HELLO after a banner, then sends bytes that are no
+#: frame, and waits for its stdin to end.
+RESYNC = """
+import os, sys
+from tether.codec import Connection, Hello, Role
+hello = Connection(Role.GUEST).send(Hello(implementation="forger", languages=("python",)))
+os.write(1, b"banner\\n" + hello + b"not a frame, and no banner either")
+sys.stdin.buffer.read()
+"""
+
+
+def test_after_the_first_frame_no_byte_is_skipped() -> None:
+    """R-STDIO-3: past the first frame there is no resynchronisation."""
+    [result] = _runs(Recording([sys.executable, "-c", RESYNC]), "return 1")
+    assert result.status is Status.PROTOCOL_ERROR, result.error
+    assert result.raw_stdout == "banner\n"
