@@ -184,7 +184,7 @@ class LauncherStarter:
     somewhere else; warm ones have said HELLO (their preamble skipped) and
     wait there for their run."""
 
-    cheap = False  # a container or a pod takes long: a run without one starts its own
+    starts_on_demand = False  # a container or a pod takes long: a run without one starts its own
 
     def __init__(self, launcher: Launcher, language: str, limits: Limits) -> None:
         self._launcher = launcher

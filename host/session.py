@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Executor
@@ -21,7 +20,6 @@ from typing import Any
 from tether.codec import (
     CONNECTION_CLOSED,
     Call,
-    CallError,
     Cancel,
     Done,
     Error,
@@ -31,7 +29,6 @@ from tether.codec import (
     Message,
     Output,
     RemoteProtocolError,
-    Result,
     State,
 )
 
@@ -50,6 +47,7 @@ from .endings import (
     protocol_error,
 )
 from .events import Observer
+from .last_words import LastWords
 from .launch import StartedGuest
 from .output import CappedOutput
 from .process import Child
@@ -99,10 +97,7 @@ class Session:
                                    finish=self._finish, checkpoint=request.checkpoint,
                                    clock=self._clock, threads=binding_threads,
                                    observer=observer, approve=approve, log=log, replay=replay)
-        #: After CANCEL: the host reads on for the DONE that says where the
-        #: program was (R-CANCEL-4), which lands in ``_where``.
-        self._listening = False
-        self._where: Done | None = None
+        self._last_words = LastWords(limits.kill_grace)
 
     # -- the run -----------------------------------------------------------
 
@@ -126,7 +121,7 @@ class Session:
             child.raw_stdout.limit = child.raw_stderr.limit = self.limits.raw_output_bytes
             self._reader = Reader(self._conn, child.channel, on_event=self._on_event,
                                   on_error=self._on_read_error,
-                                  finished=lambda: self._finished and not self._listening,
+                                  finished=self._no_more_frames,
                                   tap=None if self._observer is None else self._observer.wire)
             self._channel = self._reader.channel
             if guest.hello is not None:
@@ -154,7 +149,7 @@ class Session:
                 owned = None
                 return result
             exit_code = await self._shut_down(ending)
-            ending = self._located(ending)
+            ending = self._last_words.locate(ending)
             result = self._result(ending, wall_time, exit_code)
             if self._defer is not None:
                 # Every process of the run is gone: removing its cgroup and
@@ -216,58 +211,15 @@ class Session:
             and self._conn.state is State.RUNNING
         if listen:
             self._send(Cancel(reason=ending.status.value))  # a courtesy (R-CANCEL-1)
-            self._listen()
+            assert self._reader is not None
+            self._last_words.listen(self._reader)
         calls = self._stop_calls(close=not listen)
         await asyncio.gather(*calls, return_exceptions=True)
         code = await self._launched.terminate(self.limits.kill_grace,
                                               kill_now=ending.after_done)
         if listen:
-            await self._last_words()
+            await self._last_words.collect()
         return code
-
-    def _listen(self) -> None:
-        """Read on after CANCEL, for the guest's DONE only (R-CANCEL-4): the
-        termination goes on meanwhile and does not wait for it."""
-        assert self._channel is not None and self._reader is not None
-        self._listening = True
-        self._reader.process()  # frames received and not yet looked at
-        if self._listening:
-            self._channel.resume_reading()
-
-    async def _last_words(self) -> None:
-        """What the dead guest left in the socket, then the channel closes."""
-        assert self._channel is not None and self._reader is not None
-        if self._listening:
-            self._channel.read_available()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._reader.settled(), self.limits.kill_grace)
-        self._listening = False
-        self._channel.close()
-
-    def _heard(self, event: Event | None) -> None:
-        """A frame after CANCEL: a DONE is kept for where the program was, a
-        CALL refused (R-STATE-3); everything else is ignored (the run's end
-        is decided)."""
-        if isinstance(event, Done):
-            self._where = event
-        elif isinstance(event, Call):
-            assert self._reader is not None
-            self._reader.send(Result(id=event.id, error=CallError(
-                ErrorCode.CANCELLED, "Cancelled", "the run is ending")))
-        if event is None or isinstance(event, Done | Error) or event is CONNECTION_CLOSED:
-            self._listening = False
-            assert self._channel is not None
-            self._channel.pause_reading()
-
-    def _located(self, ending: Ending) -> Ending:
-        """A timeout or cancellation with the traceback and line of the
-        guest's DONE: where the program was stopped. The status, type and
-        message stay the host's (R-CANCEL-4)."""
-        where = None if self._where is None else self._where.error
-        if where is None or ending.error is None:
-            return ending
-        return dataclasses.replace(ending, error=dataclasses.replace(
-            ending.error, traceback=where.traceback, line=where.line))
 
     def _stop_calls(self, *, close: bool = True) -> list[asyncio.Task[None]]:
         """Close the channel (unless the host still listens) and cancel the
@@ -288,9 +240,12 @@ class Session:
 
     # -- frames from the guest ---------------------------------------------
 
+    def _no_more_frames(self) -> bool:
+        return self._finished and not self._last_words.listening
+
     def _on_event(self, event: Event) -> None:
-        if self._listening:
-            self._heard(event)
+        if self._last_words.listening:
+            self._last_words.heard(event)
         elif event is CONNECTION_CLOSED:
             self._finish(crash("the guest closed its channel before finishing"))
         elif isinstance(event, Hello):
@@ -306,8 +261,8 @@ class Session:
                                         f"{event.message}"))
 
     def _on_read_error(self, exc: Exception) -> None:
-        if self._listening:
-            self._heard(None)  # a broken frame after CANCEL: nothing more to hear
+        if self._last_words.listening:
+            self._last_words.heard(None)  # a broken frame after CANCEL: nothing more to hear
             return
         if isinstance(exc, RemoteProtocolError):
             self._protocol_failure(exc)
