@@ -72,7 +72,7 @@ def test_a_warm_guest_takes_the_limits_of_its_run(lang: str) -> None:
 
 def test_idle_guests_are_let_go() -> None:
     async def go() -> int:
-        async with Runtime(pool=PoolConfig(size=2, idle_timeout=0.2, prestart=("python",))) as rt:
+        async with Runtime(pool=PoolConfig(size=2, idle_timeout=1.0, prestart=("python",))) as rt:
             await _until_ready(rt, 2)
             pids = [g.child.pid for p in rt._pools.values() for g in p._ready]
             # The pool lets them go on the loop: wait on it, not beside it.
