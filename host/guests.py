@@ -55,7 +55,7 @@ class Interpreters:
             raise GuestUnavailable("JavaScript/TypeScript need Node.js >= 20 on PATH "
                                    "(or Runtime(node=...))")
         modules = GUEST_DIR / "node" / "node_modules"
-        if not all((modules / name).is_dir() for name in ("cbor2", "acorn", "amaro")):
+        if not all((modules / name).is_dir() for name in ("acorn", "amaro")):
             raise GuestUnavailable(f"the Node guest's npm packages are missing from "
                                    f"{GUEST_DIR / 'node'} (a wheel carries them; in a source "
                                    f"checkout run `make setup`)")
