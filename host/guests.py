@@ -31,10 +31,6 @@ _BASE_ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
     "LANG": "C.UTF-8",
     "LC_ALL": "C.UTF-8",
-    # A fresh process pays a page fault for every page it first touches; with
-    # transparent huge pages for malloc's large chunks, a large value costs a
-    # few faults instead of hundreds (bench/README.md).
-    "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1",
 }
 
 
