@@ -13,8 +13,8 @@ worker after its last process exits). Run it on an otherwise idle machine:
   (user, PID, mount, network, IPC, UTS).
 - ``clone namespaces, no network``: without the network namespace.
 - ``node -e 0``: a Node.js process that runs nothing (the floor of a fresh
-  JavaScript guest).
-- ``python -I -S -c pass``: a CPython process that runs nothing.
+  JavaScript guest), in a guest's environment.
+- ``python -I -S -c pass``: a CPython process that runs nothing, likewise.
 """
 
 from __future__ import annotations
@@ -38,6 +38,9 @@ RUN_NAMESPACES = (CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CL
                   | CLONE_NEWUTS)
 SYS_CLONE = 56  # x86-64
 SIGCHLD = 17
+#: A guest's environment: nothing of this shell's (NODE_EXTRA_CA_CERTS, say,
+#: makes every Node process read certificates at start).
+GUEST_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
 #: About the resident size of the fork server's template.
 TEMPLATE_BYTES = 22 * 1024 * 1024
 
@@ -87,11 +90,12 @@ def main() -> None:
     measure("clone namespaces, no network",
             lambda: clone_and_reap(RUN_NAMESPACES & ~CLONE_NEWNET), count)
     python = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
-    measure("python -I -S -c pass",
-            lambda: subprocess.run([python, "-I", "-S", "-c", "pass"], check=True), count // 4)
+    measure("python -I -S -c pass", lambda: subprocess.run(
+        [python, "-I", "-S", "-c", "pass"], env=GUEST_ENV, check=True), count // 4)
     node = shutil.which("node")
     if node is not None:
-        measure("node -e 0", lambda: subprocess.run([node, "-e", "0"], check=True), count // 4)
+        measure("node -e 0", lambda: subprocess.run([node, "-e", "0"], env=GUEST_ENV, check=True),
+                count // 4)
     del ballast
 
 
