@@ -27,13 +27,12 @@ OUTBOX_LIMIT = 4 * 1024 * 1024
 IOV_MAX = 1024
 
 
-def _past(views: list[memoryview], sent: int) -> list[memoryview]:
-    """What is left of ``views`` once ``sent`` bytes of them went out."""
+def _drop_sent(views: collections.deque[memoryview], sent: int) -> None:
+    """Take the ``sent`` bytes that went out off the front of ``views``."""
     while views and sent >= len(views[0]):
-        sent -= len(views.pop(0))
+        sent -= len(views.popleft())
     if views and sent:
         views[0] = views[0][sent:]
-    return views
 
 
 class Channel:
@@ -98,7 +97,7 @@ class Channel:
             self.bytes_out += len(part)
             if self._tap is not None:
                 self._tap("out", part)
-        views = [memoryview(part) for part in parts if part]
+        views = collections.deque(memoryview(part) for part in parts if part)
         if not self._outbox:
             try:
                 sent = self._sock.sendmsg(views)
@@ -106,7 +105,7 @@ class Channel:
                 sent = 0
             except OSError:
                 return  # the guest is gone; its exit is noticed elsewhere
-            views = _past(views, sent)
+            _drop_sent(views, sent)
             if views:
                 self._loop.add_writer(self._sock.fileno(), self._flush)
         self._outbox.extend(views)
@@ -122,10 +121,7 @@ class Channel:
         except OSError:
             sent = self._unsent
         self._unsent -= sent
-        while self._outbox and sent >= len(self._outbox[0]):
-            sent -= len(self._outbox.popleft())
-        if self._outbox and sent:
-            self._outbox[0] = self._outbox[0][sent:]
+        _drop_sent(self._outbox, sent)
         if not self._outbox:
             self._loop.remove_writer(self._sock.fileno())
         if self._unsent <= OUTBOX_LIMIT and self._want_reading:

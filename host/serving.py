@@ -25,7 +25,6 @@ from tether.codec import (
     ErrorCode,
     Message,
     Result,
-    State,
     ValueModelError,
     encode_payload,
     encode_payload_in_steps,
@@ -128,8 +127,6 @@ class BindingCalls:
 
     def _refusal(self, call: Call, binding: HostBinding | None) -> CallError | None:
         limits = self._limits
-        if self._conn.state is State.CANCELLING:
-            return CallError(ErrorCode.CANCELLED, "Cancelled", "the run is ending")
         if binding is None:
             return CallError(ErrorCode.UNKNOWN_BINDING, "NameError",
                              f"no binding named {call.name!r}")

@@ -492,12 +492,13 @@ const MAJOR_MAP = 5;
 const TAG_POS_BIGNUM = 0xc2;
 const TAG_NEG_BIGNUM = 0xc3;
 const U32_MAX = 0xffffffff;
+const U32_MAX_BIG = BigInt(U32_MAX);
 const U64_MAX = 0xffffffffffffffffn;
 
 /** A head: major type and its argument (a number up to 2^53, or a bigint up to 2^64-1). */
 function writeHead(major, n, w) {
   const m = major << 5;
-  if (typeof n === 'bigint' ? n > BigInt(U32_MAX) : n > U32_MAX) {
+  if (typeof n === 'bigint' ? n > U32_MAX_BIG : n > U32_MAX) {
     w.reserve(9);
     w.buf[w.length] = m | 27;
     w.view.setBigUint64(w.length + 1, BigInt(n));
