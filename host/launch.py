@@ -66,7 +66,10 @@ class Remote:
 
 def new_workdir() -> str:
     """A host directory of a run's own (removed by :meth:`GuestProcess.release`)."""
-    return tempfile.mkdtemp(prefix="tether-run-")
+    try:
+        return tempfile.mkdtemp(prefix="tether-run-")
+    except OSError as exc:  # out of descriptors, or of disk
+        raise GuestStartError(str(exc)) from exc
 
 
 @dataclass
@@ -253,7 +256,19 @@ async def launch(command: GuestCommand, workdir: str, profile: Sandbox,
                  raw_output_bytes: int, *, disk_bytes: int | None = None,
                  channel_type: int = socket.SOCK_STREAM) -> GuestProcess:
     """Start ``command`` under ``profile`` (already resolved); under
-    namespaces its writable mounts hold at most ``disk_bytes`` each."""
+    namespaces its writable mounts hold at most ``disk_bytes`` each. Raises
+    GuestStartError where the host cannot start a process (out of processes
+    or descriptors)."""
+    try:
+        return await _launch(command, workdir, profile, raw_output_bytes,
+                             disk_bytes=disk_bytes, channel_type=channel_type)
+    except OSError as exc:
+        raise GuestStartError(str(exc)) from exc
+
+
+async def _launch(command: GuestCommand, workdir: str, profile: Sandbox,
+                  raw_output_bytes: int, *, disk_bytes: int | None,
+                  channel_type: int) -> GuestProcess:
     if profile is Sandbox.PROCESS:
         argv = confinement.process_argv(command.argv, workdir, command.seccomp,
                                         landlock=command.landlock,

@@ -103,10 +103,8 @@ class SpawnStarter:
             launched = await launch(self._command_for(workdir, True), workdir, self._profile,
                                     self._limits.raw_output_bytes,
                                     disk_bytes=self._limits.disk_bytes)
-        except BaseException as exc:
+        except BaseException:
             remove_tree(workdir)
-            if isinstance(exc, OSError):  # the host is out of processes or descriptors
-                raise GuestStartError(str(exc)) from exc
             raise
         return await until_hello(launched, workdir, self._prepare)
 

@@ -296,7 +296,7 @@ class Runtime:
         if ready is None and not self._closed:
             try:
                 ready = await pool.start_cold(limits)
-            except (OSError, GuestStartError) as exc:  # out of processes; the engine refused
+            except GuestStartError as exc:  # out of processes or descriptors; the engine refused
                 return RunResult(status=Status.CRASHED, error=RunError(
                     "GuestCrashed", f"the guest could not be started: {exc}"))
         if self._closed:  # closed while this run's guest was starting
