@@ -28,14 +28,13 @@ import sys
 import time
 from collections.abc import Callable
 
-CLONE_NEWNS = 0x00020000
-CLONE_NEWUTS = 0x04000000
-CLONE_NEWIPC = 0x08000000
-CLONE_NEWUSER = 0x10000000
-CLONE_NEWPID = 0x20000000
-CLONE_NEWNET = 0x40000000
-RUN_NAMESPACES = (CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC
-                  | CLONE_NEWUTS)
+from tether.host.seccomp import CLONE_NAMESPACES
+
+#: The namespaces a forked run gets (guest/python/zygote.py).
+RUN_NAMESPACES = sum(CLONE_NAMESPACES[name] for name in (
+    "CLONE_NEWUSER", "CLONE_NEWPID", "CLONE_NEWNS", "CLONE_NEWNET", "CLONE_NEWIPC",
+    "CLONE_NEWUTS"))
+CLONE_NEWNET = CLONE_NAMESPACES["CLONE_NEWNET"]
 SYS_CLONE = 56  # x86-64
 SIGCHLD = 17
 #: A guest's environment: nothing of this shell's (NODE_EXTRA_CA_CERTS, say,
