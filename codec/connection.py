@@ -75,7 +75,9 @@ class Connection:
     limits once RUN has crossed (R-LIMIT-2). ``step_bytes``: payloads
     larger than this are decoded in steps of at most this many bytes, with
     ``between_steps`` called between them (:func:`decode_payload_in_steps`;
-    None: at once).
+    None: at once). ``reserve_payloads``: a large payload can be received
+    straight into its frame's buffer (:meth:`payload_view`; see
+    :class:`~.frames.FrameDecoder`), for a peer whose lengths are trusted.
     """
 
     def __init__(
@@ -87,6 +89,7 @@ class Connection:
         max_items: int = value_items(DEFAULT_VALUE_BYTES) + ENVELOPE_ITEMS,
         step_bytes: int | None = None,
         between_steps: Callable[[], None] | None = None,
+        reserve_payloads: bool = False,
     ) -> None:
         self.role = role
         self.peer = Role.GUEST if role is Role.HOST else Role.HOST
@@ -95,7 +98,7 @@ class Connection:
         self.max_items = max_items
         self.step_bytes = step_bytes
         self.between_steps = between_steps
-        self._decoder = FrameDecoder(max_frame_bytes)
+        self._decoder = FrameDecoder(max_frame_bytes, reserve_payloads=reserve_payloads)
         self._eof = False
         self._peer_done = False  # EOF seen at a frame boundary
         self._failure: RemoteProtocolError | None = None
@@ -116,6 +119,15 @@ class Connection:
         if self._eof:
             raise LocalProtocolError(ErrorCode.INTERNAL_ERROR, "data after EOF")
         self._decoder.feed(data)
+
+    def payload_view(self) -> memoryview | None:
+        """Where the rest of a large frame may be received, or None (then
+        :meth:`receive_data`); after writing to it, call :meth:`received`."""
+        return self._decoder.payload_view()
+
+    def received(self, size: int) -> None:
+        """``size`` bytes were received at the start of :meth:`payload_view`."""
+        self._decoder.received(size)
 
     def receive_eof(self) -> None:
         self._eof = True

@@ -43,13 +43,20 @@ EXTENSION_TYPES_START: Final = 0x80
 _CORE_TYPES: Final = frozenset(int(t) for t in FrameType)
 
 
+#: A payload from this size on is handed over in the buffer it arrived in,
+#: not copied out of it: a fresh process pays a page fault for every page a
+#: copy touches.
+HAND_OVER_BYTES: Final = 64 * 1024
+
+
 @dataclass(frozen=True, slots=True)
 class Frame:
     """One frame: its ``type`` (a :class:`FrameType`, or a plain int in the
-    extension range) and its raw ``payload`` bytes."""
+    extension range) and its raw ``payload`` bytes (a bytearray from
+    ``HAND_OVER_BYTES`` on, no longer the decoder's)."""
 
     type: int
-    payload: bytes
+    payload: bytes | bytearray
 
 
 class NeedData(enum.Enum):
@@ -65,7 +72,7 @@ class NeedData(enum.Enum):
 NEED_DATA: Final = NeedData.NEED_DATA
 
 
-def encode_frame(frame_type: int, payload: bytes) -> bytes:
+def encode_frame(frame_type: int, payload: bytes | bytearray) -> bytes:
     """Header plus payload, ready to write."""
     return frame_header(frame_type, len(payload)) + payload
 
@@ -111,13 +118,24 @@ class FrameDecoder:
     when the consumed part dominates, so a stream fed in tiny pieces costs
     linear time. A frame whose declared length exceeds ``max_frame_bytes``
     is rejected as soon as its header is complete.
+
+    A payload of ``HAND_OVER_BYTES`` or more is gathered in a buffer of its
+    own, which becomes the frame's payload. With ``reserve_payloads`` that
+    buffer is allocated whole when the header arrives, and the rest of the
+    payload can be received straight into it (:meth:`payload_view`,
+    :meth:`received`): for a peer whose declared lengths are trusted, since
+    a header alone then costs its whole length.
     """
 
-    def __init__(self, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None:
+    def __init__(self, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, *,
+                 reserve_payloads: bool = False) -> None:
         self.max_frame_bytes = max_frame_bytes
+        self.reserve_payloads = reserve_payloads
         self._buf = bytearray()
         self._pos = 0
         self._pending: tuple[int, int] | None = None  # header checked, payload awaited
+        self._large: bytearray | None = None  # the pending payload, when large
+        self._filled = 0  # bytes of it received
 
     @property
     def max_frame_bytes(self) -> int:
@@ -134,13 +152,40 @@ class FrameDecoder:
     @property
     def buffered(self) -> int:
         """Bytes received but not yet returned as a frame."""
-        return len(self._buf) - self._pos
+        return len(self._buf) - self._pos + self._filled
 
     def feed(self, data: bytes | bytearray | memoryview) -> None:
+        if self._large is not None:
+            data = self._fill(data)
+            if not data:
+                return
         if self._pos and self._pos * 2 >= len(self._buf):
             del self._buf[: self._pos]
             self._pos = 0
         self._buf += data
+
+    def payload_view(self) -> memoryview | None:
+        """With ``reserve_payloads``: the part of a large pending payload not
+        yet received, to receive into (then call :meth:`received`); else None."""
+        if self._large is None or not self.reserve_payloads or self._filled == len(self._large):
+            return None
+        return memoryview(self._large)[self._filled:]
+
+    def received(self, size: int) -> None:
+        """``size`` bytes were written at the start of :meth:`payload_view`."""
+        assert self._large is not None and self._filled + size <= len(self._large)
+        self._filled += size
+
+    def _fill(self, data: bytes | bytearray | memoryview) -> bytes | bytearray | memoryview:
+        """Take what belongs to the large pending payload; return the rest."""
+        assert self._large is not None and self._pending is not None
+        take = min(len(data), self._pending[1] - self._filled)
+        if self.reserve_payloads:
+            self._large[self._filled:self._filled + take] = data[:take]
+        else:
+            self._large += data[:take]
+        self._filled += take
+        return data[take:]
 
     def ready_header(self) -> tuple[int, int] | None:
         """``(type, payload length)`` of the next frame if all of it is buffered."""
@@ -150,18 +195,35 @@ class FrameDecoder:
             header = bytes(self._buf[self._pos : self._pos + HEADER_SIZE])
             self._pending = check_header(header, self._max_frame_bytes)
             self._pos += HEADER_SIZE
+            if self._pending[1] >= HAND_OVER_BYTES:
+                self._gather()
         frame_type, length = self._pending
+        if self._large is not None:
+            return (frame_type, length) if self._filled == length else None
         return (frame_type, length) if len(self._buf) - self._pos >= length else None
+
+    def _gather(self) -> None:
+        """Start the pending payload's own buffer with what has arrived of it."""
+        assert self._pending is not None
+        self._large = bytearray(self._pending[1]) if self.reserve_payloads else bytearray()
+        self._filled = 0
+        with memoryview(self._buf) as view:
+            rest = self._fill(view[self._pos:])
+            self._buf = bytearray(rest)
+        self._pos = 0
 
     def next_frame(self) -> Frame | NeedData:
         ready = self.ready_header()
         if ready is None:
             return NEED_DATA
         frame_type, length = ready
+        self._pending = None
+        if self._large is not None:
+            handed, self._large, self._filled = self._large, None, 0
+            return Frame(frame_type, handed)
         with memoryview(self._buf) as view:  # one copy, not two
             payload = bytes(view[self._pos : self._pos + length])
         self._pos += length
-        self._pending = None
         return Frame(frame_type, payload)
 
     def check_eof(self) -> None:

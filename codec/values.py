@@ -8,12 +8,22 @@ arrived in, is then re-encoded and compared with the input, which rejects
 everything that is well-formed but not the one preferred serialization of
 its value in that order (trailing bytes, non-shortest integers or floats,
 bignums that fit in 64 bits, other NaN payloads).
+
+A payload that is mostly string bytes (few data items for its size: a large
+text or byte string, a few long ones) takes a second path to the same
+outcome: it is decoded here, item by item, each head checked for its
+preferred form and each string taken straight from the payload, with no
+re-encoding; building and comparing a second copy of every string would cost
+more than the strings themselves.
 """
 
 from __future__ import annotations
 
+import codecs
+import itertools
 import json
 import math
+import operator
 import re
 import struct
 from collections.abc import Awaitable, Callable, Mapping
@@ -27,6 +37,10 @@ from .errors import ErrorCode, RemoteProtocolError
 Value: TypeAlias = (
     bool | int | float | str | bytes | list["Value"] | dict[str, "Value"] | None
 )
+
+#: What payloads arrive in: a frame decoder hands a large one over in the
+#: buffer it was received in.
+Buffer: TypeAlias = bytes | bytearray | memoryview
 
 #: Nesting depth: containers within containers, the payload's own map counted (spec §10).
 DEFAULT_MAX_DEPTH: Final = 64
@@ -81,7 +95,7 @@ def value_excess(payload: bytes, value_bytes: int, *, envelope_bytes: int,
     return None
 
 
-def count_items(payload: bytes, limit: int) -> int:
+def count_items(payload: Buffer, limit: int) -> int:
     """How many data items ``payload`` holds, counting no further than
     ``limit + 1``. A tag and its content count as one item. Only the heads
     are read (string contents are skipped), nothing is built; a malformed
@@ -210,15 +224,24 @@ def _encode_steps(value: Any, plain: bool, step: int, pause: Callable[[], None],
     flush()
 
 
+def _of_type(values: list[Any], kind: type) -> list[Any]:
+    """The elements of ``values`` of exactly type ``kind``, picked by C loops."""
+    return list(itertools.compress(values, map(operator.is_, map(type, values),
+                                               itertools.repeat(kind))))
+
+
 def _dumps(item: Any, plain: bool) -> bytes:
     return cbor2.dumps(item) if plain else cbor2.dumps(item, encoders=_SHORT_FLOATS)
 
 
 def _encode_float(encoder: cbor2.CBOREncoder, value: float) -> None:
+    encoder.write(_float_bytes(value))
+
+
+def _float_bytes(value: float) -> bytes:
     """The shortest of binary16/32/64 that holds ``value`` exactly (R-CBOR-2, -3)."""
     if math.isnan(value):
-        encoder.write(b"\xf9\x7e\x00")
-        return
+        return b"\xf9\x7e\x00"
     if not _float_plain(value):
         for head, layout in _SHORTER_FLOATS:
             try:
@@ -226,12 +249,18 @@ def _encode_float(encoder: cbor2.CBOREncoder, value: float) -> None:
             except OverflowError:
                 continue
             if layout.unpack(data)[0] == value:
-                encoder.write(head + data)
-                return
-    encoder.write(b"\xfb" + _F64.pack(value))
+                return head + data
+    return b"\xfb" + _F64.pack(value)
 
 
-def decode_payload(payload: bytes, max_depth: int = DEFAULT_MAX_DEPTH,
+#: Payloads from this size on whose data items take at least
+#: ``SPARSE_BYTES_PER_ITEM`` bytes each on average are decoded by
+#: :func:`decode_sparse`, not by cbor2 and a re-encoding.
+SPARSE_MIN_BYTES: Final = 16 * 1024
+SPARSE_BYTES_PER_ITEM: Final = 1024
+
+
+def decode_payload(payload: Buffer, max_depth: int = DEFAULT_MAX_DEPTH,
                    max_items: int | None = None) -> Any:
     """Strictly decode one payload (R-CBOR-1..8, and R-CBOR-11 for
     ``max_items``); raise MALFORMED_PAYLOAD. The items are counted before
@@ -240,6 +269,22 @@ def decode_payload(payload: bytes, max_depth: int = DEFAULT_MAX_DEPTH,
     if max_items is not None and len(payload) > max_items and \
             count_items(payload, max_items) > max_items:
         raise _malformed(f"more than {max_items} data items")
+    if _sparse(payload):
+        return decode_sparse(payload, max_depth)
+    return decode_dense(payload if type(payload) is bytes else bytes(payload), max_depth)
+
+
+def _sparse(payload: Buffer) -> bool:
+    """Whether ``payload`` is for :func:`decode_sparse` (few items, long strings)."""
+    if len(payload) < SPARSE_MIN_BYTES:
+        return False
+    most = len(payload) // SPARSE_BYTES_PER_ITEM
+    return count_items(payload, most) <= most
+
+
+def decode_dense(payload: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
+    """:func:`decode_payload` by cbor2's decoder, then a re-encoding of the
+    value compared with ``payload``: for payloads of many small items."""
     try:
         item = cbor2.loads(
             payload,
@@ -268,7 +313,98 @@ def decode_payload(payload: bytes, max_depth: int = DEFAULT_MAX_DEPTH,
     return item
 
 
-def decode_payload_in_steps(payload: bytes, max_depth: int = DEFAULT_MAX_DEPTH,
+def decode_sparse(payload: Buffer, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
+    """:func:`decode_payload` item by item: every head in its shortest form,
+    strings decoded from the payload in place, every float and bignum in the
+    encoding :func:`encode_payload` would give it. The same value, or the
+    same error code; for payloads of few items and long strings."""
+    with memoryview(payload) as view:
+        try:
+            item, end = _sparse_item(view, 0, max_depth)
+        except IndexError:
+            raise _malformed("the payload ends inside an item") from None
+        except RecursionError:
+            raise _malformed("nested too deeply") from None
+    if end != len(payload):
+        raise _malformed("bytes after the item")
+    return item
+
+
+def _sparse_item(view: memoryview, pos: int, depth: int) -> tuple[Any, int]:
+    """The item at ``pos`` and where it ends; ``depth`` as in :func:`_decode_steps`."""
+    initial = view[pos]
+    if initial >= 0xE0:
+        return _sparse_simple(view, pos, initial)
+    major, argument, start = _head(view, pos)
+    if major == 0:
+        return argument, start
+    if major == 1:
+        return -1 - argument, start
+    if major in (2, 3):
+        end = start + argument
+        if end > len(view):
+            raise IndexError
+        if major == 2:
+            return bytes(view[start:end]), end
+        try:
+            return codecs.utf_8_decode(view[start:end], "strict", True)[0], end
+        except UnicodeDecodeError as exc:
+            raise _malformed(f"text is not valid UTF-8 ({exc.reason})") from None
+    if depth <= 0:  # a tag counts as a level, as a container does
+        raise _malformed("nested too deeply")
+    if major == 6:
+        return _sparse_bignum(view, argument, start)
+    if major == 4:
+        items = []
+        for _ in range(argument):
+            item, start = _sparse_item(view, start, depth - 1)
+            items.append(item)
+        return items, start
+    pairs: dict[str, Any] = {}
+    for _ in range(argument):
+        if view[start] >> 5 != 3:
+            raise _malformed("a map key is not a text string")
+        key, start = _sparse_item(view, start, depth - 1)
+        if key in pairs:
+            raise _malformed(f"duplicate key {key!r}")
+        pairs[key], start = _sparse_item(view, start, depth - 1)
+    return pairs, start
+
+
+def _sparse_simple(view: memoryview, pos: int, initial: int) -> tuple[Any, int]:
+    if initial == 0xF4:
+        return False, pos + 1
+    if initial == 0xF5:
+        return True, pos + 1
+    if initial == 0xF6:
+        return None, pos + 1
+    layout = _FLOAT_LAYOUTS.get(initial)
+    if layout is None:
+        raise _malformed(f"simple value 0x{initial:02x} is outside the value model")
+    end = pos + 1 + layout.size
+    if end > len(view):
+        raise IndexError
+    encoded = bytes(view[pos:end])
+    value = layout.unpack(encoded[1:])[0]
+    if _float_bytes(value) != encoded:
+        raise _malformed(f"{value!r} not in its shortest form")
+    return value, end
+
+
+def _sparse_bignum(view: memoryview, tag: int, start: int) -> tuple[int, int]:
+    if tag not in _BIGNUM_TAGS:
+        raise _malformed(f"tag {tag} is not allowed")
+    if view[start] >> 5 != 2:
+        raise _malformed("a bignum's content is not a byte string")
+    content, end = _sparse_item(view, start, 0)
+    magnitude = int.from_bytes(content, "big")
+    value = magnitude if tag == 2 else -1 - magnitude
+    if magnitude < 1 << 64 or content[0] == 0:
+        raise _malformed(f"{value} not in its shortest form")
+    return value, end
+
+
+def decode_payload_in_steps(payload: Buffer, max_depth: int = DEFAULT_MAX_DEPTH,
                             max_items: int | None = None, *, step_bytes: int = 16 * 1024,
                             between_steps: Callable[[], None] | None = None) -> Any:
     """:func:`decode_payload`, with no step longer than ``step_bytes`` of
@@ -281,7 +417,7 @@ def decode_payload_in_steps(payload: bytes, max_depth: int = DEFAULT_MAX_DEPTH,
     if max_items is not None and len(payload) > max_items and \
             count_items(payload, max_items) > max_items:
         raise _malformed(f"more than {max_items} data items")
-    if len(payload) <= step_bytes:
+    if len(payload) <= step_bytes or _sparse(payload):  # no long call into C
         return decode_payload(payload, max_depth)
     try:
         value, end = _decode_steps(payload, 0, max_depth, step_bytes,
@@ -293,7 +429,7 @@ def decode_payload_in_steps(payload: bytes, max_depth: int = DEFAULT_MAX_DEPTH,
     return value
 
 
-def _head(payload: bytes, pos: int) -> tuple[int, int, int]:
+def _head(payload: Buffer, pos: int) -> tuple[int, int, int]:
     """``(major type, argument, position after the head)``, in preferred
     serialization only (the shortest argument, definite lengths)."""
     initial = payload[pos]
@@ -311,12 +447,12 @@ def _head(payload: bytes, pos: int) -> tuple[int, int, int]:
     return major, argument, pos + 1 + width
 
 
-def _item_end(payload: bytes, pos: int) -> int:
+def _item_end(payload: Buffer, pos: int) -> int:
     """Where the item at ``pos`` ends (its heads are read, nothing is built)."""
     return _walk(payload, pos, -1)[1]
 
 
-def _walk(payload: bytes, pos: int, limit: int) -> tuple[int, int]:
+def _walk(payload: Buffer, pos: int, limit: int) -> tuple[int, int]:
     """``(items, end)`` of the item at ``pos``, its heads read and string
     contents skipped; with ``limit >= 0`` it stops once it has counted past
     it. IndexError where the payload ends inside the item."""
@@ -359,7 +495,7 @@ def _no_pause() -> None:
     pass
 
 
-def _decode_steps(payload: bytes, pos: int, depth: int, step: int,
+def _decode_steps(payload: Buffer, pos: int, depth: int, step: int,
                   pause: Callable[[], None]) -> tuple[Any, int]:
     """The item at ``pos`` and where it ends. ``depth`` is what is left of
     the depth bound for it, as :func:`decode_payload`'s ``max_depth`` for a
@@ -433,6 +569,7 @@ class _Slow(Exception):
 _F32: Final = struct.Struct("<f")
 _F64: Final = struct.Struct(">d")
 _SHORTER_FLOATS: Final = ((b"\xf9", struct.Struct(">e")), (b"\xfa", struct.Struct(">f")))
+_FLOAT_LAYOUTS: Final = {0xF9: struct.Struct(">e"), 0xFA: struct.Struct(">f"), 0xFB: _F64}
 
 
 def _float_plain(value: float) -> bool:
@@ -447,32 +584,33 @@ def _float_plain(value: float) -> bool:
 
 def _checked_plain(value: Any, depth: int) -> bool:
     """check_value's test without paths (raises _Slow instead), and whether
-    the plain encoding is the preferred serialization."""
-    kind = type(value)
-    if kind is dict or kind is list:
+    the plain encoding is the preferred serialization. For trees (what a
+    decoder builds, what to_wire returns): one level at a time, every
+    element of a level looked at by C loops (``map``, ``set``), not by a
+    Python loop per container."""
+    level = [value]
+    plain = True
+    seen = 0
+    while True:
+        seen += len(level)
+        if seen > _LEVELS_BUDGET:  # shared references can make a small value huge
+            raise _Slow
+        kinds = set(map(type, level))
+        if not kinds <= _LEAVES | _CONTAINERS:
+            raise _Slow
+        if float in kinds and plain:
+            plain = all(map(_float_plain, _of_type(level, float)))
+        if not kinds & _CONTAINERS:
+            return plain
         if depth <= 0:
             raise _Slow
-        if kind is dict:
-            if any(type(k) is not str for k in value):
-                raise _Slow
-            items = value.values()
-        else:
-            items = value
-        plain = True
-        for item in items:
-            kind = type(item)
-            if kind is dict or kind is list:
-                plain = _checked_plain(item, depth - 1) and plain
-            elif kind is float:
-                plain = plain and _float_plain(item)
-            elif item is not None and kind not in _SCALARS:
-                raise _Slow
-        return plain
-    if kind is float:
-        return _float_plain(value)
-    if value is not None and kind not in _SCALARS:
-        raise _Slow
-    return True
+        maps = _of_type(level, dict) if dict in kinds else []
+        if maps and not set(map(type, itertools.chain.from_iterable(maps))) <= _KEYS:
+            raise _Slow
+        lists = _of_type(level, list) if list in kinds else []
+        level = list(itertools.chain(itertools.chain.from_iterable(map(dict.values, maps)),
+                                     itertools.chain.from_iterable(lists)))
+        depth -= 1
 
 
 def _fast_wire(value: Any, depth: int, short_floats: list[bool]) -> Any:
@@ -567,6 +705,10 @@ def _check(value: object, path: str, depth_left: int) -> None:
 
 
 _SCALARS: Final = frozenset({bool, int, float, str, bytes})
+_LEAVES: Final = _SCALARS | {type(None)}
+_CONTAINERS: Final = frozenset({dict, list})
+_KEYS: Final = frozenset({str})
+_LEVELS_BUDGET: Final = 1 << 24
 _SHORT_FLOATS: Final[Mapping[type, Callable[[cbor2.CBOREncoder, Any], None]]] = {
     float: _encode_float,
 }

@@ -80,14 +80,10 @@ class AsyncGuest:
     def on_readable(self) -> None:
         conn = self.channel.conn
         try:
-            data = self.channel.recv()
+            self.channel.receive()
         except BlockingIOError:
             return
         except OSError:
-            data = b""
-        if data:
-            conn.receive_data(data)
-        else:
             conn.receive_eof()
         try:
             while (event := conn.next_event()) is not NEED_DATA:

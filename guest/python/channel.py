@@ -42,7 +42,7 @@ class Channel:
     def __init__(self, read_fd: int = CHANNEL_FD, write_fd: int = CHANNEL_FD) -> None:
         self.sock = socket.socket(fileno=CHANNEL_FD) if read_fd == write_fd else None
         self.read_fd, self.write_fd = read_fd, write_fd
-        self.conn = Connection(Role.GUEST)
+        self.conn = Connection(Role.GUEST, reserve_payloads=True)  # the host is trusted
         self._lock = threading.Lock()  # program threads print too
 
     @classmethod
@@ -57,9 +57,35 @@ class Channel:
         os.dup2(2, 1)
         return cls(read_fd, write_fd)
 
-    def recv(self) -> bytes:
-        return self.sock.recv(RECV_SIZE) if self.sock is not None else \
-            os.read(self.read_fd, RECV_SIZE)
+    def receive(self) -> None:
+        """Read what has arrived into the connection (at EOF: the EOF). A
+        large frame's payload is read straight into its buffer, as much as
+        there is; BlockingIOError when nothing was there."""
+        view = self.conn.payload_view()
+        if view is None:
+            data = self.sock.recv(RECV_SIZE) if self.sock is not None else \
+                os.read(self.read_fd, RECV_SIZE)
+            if data:
+                self.conn.receive_data(data)
+            else:
+                self.conn.receive_eof()
+            return
+        with view:
+            got = 0
+            while got < len(view):
+                try:
+                    size = self.sock.recv_into(view[got:]) if self.sock is not None else \
+                        os.readv(self.read_fd, [view[got:]])
+                except BlockingIOError:
+                    if got:
+                        break
+                    raise
+                if not size:
+                    break
+                got += size
+        self.conn.received(got)
+        if not got:
+            self.conn.receive_eof()
 
     def send(self, message: Any, payload: bytes | None = None) -> None:
         with self._lock:
@@ -82,11 +108,7 @@ class Channel:
             event = self.conn.next_event()
             if event is not NEED_DATA:
                 return event
-            data = self.recv()
-            if data:
-                self.conn.receive_data(data)
-            else:
-                self.conn.receive_eof()
+            self.receive()
 
     def fail(self, exc: ProtocolError) -> NoReturn:
         """Report a connection error to the host and leave (R-ERR-1)."""

@@ -7,7 +7,7 @@ import struct
 
 import construct
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tether.codec import (
@@ -22,7 +22,7 @@ from tether.codec import (
     RemoteProtocolError,
     encode_frame,
 )
-from tether.codec.frames import HEADER_STRUCT, check_header
+from tether.codec.frames import HAND_OVER_BYTES, HEADER_STRUCT, check_header
 from tether.codec.header import HEADER
 
 headers = st.binary(min_size=HEADER_SIZE, max_size=HEADER_SIZE)
@@ -140,3 +140,57 @@ def test_large_stream_fed_in_small_pieces_keeps_the_buffer_small() -> None:
                 pass
     assert decoder.buffered == 0
     assert len(decoder._buf) < 4 * len(one)
+
+
+large_frames = st.lists(
+    st.builds(Frame, st.sampled_from([int(t) for t in FrameType]),
+              st.sampled_from([0, 1, HAND_OVER_BYTES - 1, HAND_OVER_BYTES, 3 * HAND_OVER_BYTES])
+              .map(lambda n: bytes(range(256)) * (n // 256) + b"x" * (n % 256))),
+    min_size=1, max_size=4,
+)
+
+
+@settings(max_examples=40)
+@given(large_frames, st.booleans(), st.data())
+def test_large_payloads_are_handed_over_whole(sent: list[Frame], reserve: bool,
+                                              data: st.DataObject) -> None:
+    """A large payload comes out in a buffer of its own, the same bytes
+    whether it was fed or received into :meth:`FrameDecoder.payload_view`."""
+    stream = b"".join(encode_frame(f.type, f.payload) for f in sent)
+    decoder = FrameDecoder(reserve_payloads=reserve)
+    out: list[Frame] = []
+    position = 0
+    while position < len(stream):
+        size = data.draw(st.integers(1, 2 * HAND_OVER_BYTES))
+        view = decoder.payload_view()
+        if view is not None:
+            with view:
+                size = min(size, len(view))
+                view[:size] = stream[position:position + size]
+            decoder.received(size)
+        else:
+            decoder.feed(stream[position:position + size])
+        position += size
+        while (frame := decoder.next_frame()) is not NEED_DATA:
+            out.append(frame)
+    decoder.check_eof()
+    assert out == sent
+    assert all(type(f.payload) is bytearray for f in out if len(f.payload) >= HAND_OVER_BYTES)
+
+
+def test_a_reserved_payload_is_received_in_place() -> None:
+    payload = b"y" * HAND_OVER_BYTES
+    stream = encode_frame(FrameType.RESULT, payload) + encode_frame(FrameType.DONE, b"\xa0")
+    decoder = FrameDecoder(reserve_payloads=True)
+    decoder.feed(stream[:HEADER_SIZE + 10])
+    assert decoder.next_frame() is NEED_DATA
+    view = decoder.payload_view()
+    assert view is not None and len(view) == HAND_OVER_BYTES - 10
+    with view:
+        view[:] = payload[10:]
+    decoder.received(len(payload) - 10)
+    assert decoder.payload_view() is None  # complete: nothing more goes there
+    decoder.feed(stream[HEADER_SIZE + HAND_OVER_BYTES:])
+    assert decoder.next_frame() == Frame(FrameType.RESULT, payload)
+    assert decoder.next_frame() == Frame(FrameType.DONE, b"\xa0")
+    assert FrameDecoder().payload_view() is None
