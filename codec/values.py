@@ -288,7 +288,7 @@ def decode_dense(payload: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
     try:
         item = cbor2.loads(
             payload,
-            max_depth=max_depth,
+            max_depth=max_depth + 1,  # cbor2 counts a tag as a level: R-CBOR-8 counts containers
             allow_indefinite=False,
             allow_duplicate_keys=False,
             strict_hashable_types=True,
@@ -306,7 +306,8 @@ def decode_dense(payload: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
         try:
             check_value(item, max_depth)
         except ValueModelError as exc:
-            raise _malformed(str(exc)) from None
+            deep = exc.problem == "nested too deeply"  # a path as long as the nesting
+            raise _malformed("nested too deeply" if deep else str(exc)) from None
         plain = False
     if _dumps(item, plain) != payload:
         raise _malformed("not the preferred serialization of its value (or trailing bytes)")
@@ -350,10 +351,10 @@ def _sparse_item(view: memoryview, pos: int, depth: int) -> tuple[Any, int]:
             return codecs.utf_8_decode(view[start:end], "strict", True)[0], end
         except UnicodeDecodeError as exc:
             raise _malformed(f"text is not valid UTF-8 ({exc.reason})") from None
-    if depth <= 0:  # a tag counts as a level, as a container does
-        raise _malformed("nested too deeply")
     if major == 6:
         return _sparse_bignum(view, argument, start)
+    if depth <= 0:
+        raise _malformed("nested too deeply")
     if major == 4:
         items = []
         for _ in range(argument):

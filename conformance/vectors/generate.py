@@ -237,6 +237,9 @@ def build() -> None:
     ok("result-depth-at-limit", ["R-CBOR-8"], f"a RESULT value nested max_depth = "
        f"{depth - 2} deep: RESULT's envelope is its map alone", "RESULT",
        {"id": 1, "value": _nest(depth - 2)})
+    ok("result-bignum-at-depth-limit", ["R-CBOR-8", "R-CBOR-5"], f"a RESULT value nested "
+       f"max_depth = {depth - 2} deep around a bignum: a tag is not a container", "RESULT",
+       {"id": 1, "value": _nest(depth - 2, 2**64)})
     bad_payload("result-depth-past-limit", ["R-CBOR-8", "R-VAL-1"],
                 f"a RESULT value nested max_depth + 1 = {depth - 1} deep", "RESULT",
                 enc({"id": 1, "value": _nest(depth - 1)}))
