@@ -196,32 +196,52 @@ def _encode_steps(value: Any, plain: bool, step: int, pause: Callable[[], None],
     pairs = type(value) is dict
     parts.append(_container_head(5 if pairs else 4, len(value)))
     elements = list(value.items()) if pairs else value
-    group: list[Any] = []
-    size = 0
+    inner = [element[1] for element in elements] if pairs else elements
+    start = 0
 
-    def flush() -> None:
-        nonlocal group, size
-        if group:
+    def flush(end: int) -> None:
+        nonlocal start
+        if end > start:
             pause()
+            group = elements[start:end]
             encoded = _dumps(dict(group) if pairs else group, plain)
             parts.append(encoded[len(_container_head(5 if pairs else 4, len(group))):])
-        group, size = [], 0
+        start = end
 
-    for element in elements:
-        inner = element[1] if pairs else element
-        if holds_more_items(inner, step):
-            flush()
+    size, unit = 0, 2 if pairs else 1
+    if _flat(inner):  # rows of scalars: every element's size is its length
+        for index, length in enumerate(map(_length, inner)):
+            size += unit + length
+            if size >= step:
+                flush(index + 1)
+                size = 0
+        flush(len(elements))
+        return
+    for index, item in enumerate(inner):
+        if holds_more_items(item, step):
+            flush(index)
             if pairs:
-                parts.append(_dumps(element[0], plain))
-            _encode_steps(inner, plain, step, pause, parts)
+                parts.append(_dumps(elements[index][0], plain))
+            _encode_steps(item, plain, step, pause, parts)
+            start = index + 1
             continue
-        group.append(element)
-        size += 2 if pairs else 1
-        if type(inner) is dict or type(inner) is list:
-            size += len(inner)
+        size += unit + _length(item)
         if size >= step:
-            flush()
-    flush()
+            flush(index + 1)
+            size = 0
+    flush(len(elements))
+
+
+def _flat(values: list[Any]) -> bool:
+    """Whether no element of ``values`` (wire values) holds a container."""
+    maps, lists = _of_type(values, dict), _of_type(values, list)
+    return not set(map(type, itertools.chain(
+        itertools.chain.from_iterable(map(dict.values, maps)),
+        itertools.chain.from_iterable(lists)))) & _CONTAINERS
+
+
+def _length(value: Any) -> int:
+    return len(value) if type(value) is dict or type(value) is list else 0
 
 
 def _of_type(values: list[Any], kind: type) -> list[Any]:
@@ -709,7 +729,7 @@ _SCALARS: Final = frozenset({bool, int, float, str, bytes})
 _LEAVES: Final = _SCALARS | {type(None)}
 _CONTAINERS: Final = frozenset({dict, list})
 _KEYS: Final = frozenset({str})
-_LEVELS_BUDGET: Final = 1 << 24
+_LEVELS_BUDGET: Final = 1 << 20
 _SHORT_FLOATS: Final[Mapping[type, Callable[[cbor2.CBOREncoder, Any], None]]] = {
     float: _encode_float,
 }

@@ -75,3 +75,14 @@ def test_encoding_a_large_value_in_steps() -> None:
                                     between_steps=lambda: pauses.append(1))
     assert steps == encode_payload({"value": wire}, plain=plain)
     assert len(pauses) > 20
+
+
+def test_rows_of_scalars_are_encoded_in_steps() -> None:
+    """Elements that hold no container are sized by their lengths alone."""
+    rows = [{"id": i, "name": f"item-{i}", "ok": i % 2 == 0} for i in range(5000)]
+    wire, plain = to_wire_plain({"rows": rows, "flat": list(range(3000)), "deep": [rows[:3]]})
+    pauses = []
+    steps = encode_payload_in_steps({"value": wire}, plain=plain, step_items=512,
+                                    between_steps=lambda: pauses.append(1))
+    assert steps == encode_payload({"value": wire}, plain=plain)
+    assert len(pauses) > 40
