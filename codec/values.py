@@ -438,8 +438,10 @@ def decode_payload_in_steps(payload: Buffer, max_depth: int = DEFAULT_MAX_DEPTH,
     if max_items is not None and len(payload) > max_items and \
             count_items(payload, max_items) > max_items:
         raise _malformed(f"more than {max_items} data items")
-    if len(payload) <= step_bytes or _sparse(payload):  # no long call into C
+    if len(payload) <= step_bytes:
         return decode_payload(payload, max_depth)
+    if _sparse(payload):  # no long call into C but for one string's
+        return decode_sparse(payload, max_depth)
     try:
         value, end = _decode_steps(payload, 0, max_depth, step_bytes,
                                    between_steps or _no_pause)

@@ -12,7 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tether.codec import RemoteProtocolError, decode_payload, encode_payload
-from tether.codec.values import SPARSE_MIN_BYTES, decode_dense, decode_sparse
+from tether.codec.values import (
+    SPARSE_MIN_BYTES,
+    decode_dense,
+    decode_payload_in_steps,
+    decode_sparse,
+)
 
 from ..strategies import values
 
@@ -70,7 +75,9 @@ def test_long_strings_take_the_sparse_path() -> None:
     in its receive buffer) is taken as it is."""
     text = "é" * SPARSE_MIN_BYTES
     payload = encode_payload({"value": text, "raw": b"\x00" * SPARSE_MIN_BYTES})
-    assert decode_payload(bytearray(payload)) == {"value": text, "raw": b"\x00" * SPARSE_MIN_BYTES}
+    expected = {"value": text, "raw": b"\x00" * SPARSE_MIN_BYTES}
+    assert decode_payload(bytearray(payload)) == expected
+    assert decode_payload_in_steps(bytearray(payload), step_bytes=1024) == expected
     broken = bytearray(payload)
     broken[10] = 0xFF  # inside the text: no longer UTF-8
     with pytest.raises(RemoteProtocolError, match="UTF-8"):
