@@ -43,6 +43,9 @@ class PoolConfig:
     """Warm guests per language (and, for Node, per memory limit).
 
     - ``size``: guests kept ready; 0 turns the pool off (every run starts cold).
+    - ``max_size``: how far the pool grows, one guest for each run that found
+      it empty (a burst: many agents at once); it is ``size`` again once it
+      has been idle.
     - ``idle_timeout``: seconds without a run after which the ready guests are
       stopped (the next run starts cold and refills the pool).
     - ``prestart``: languages to warm as soon as the Runtime is entered; others
@@ -54,6 +57,7 @@ class PoolConfig:
     """
 
     size: int = 2
+    max_size: int = 8
     idle_timeout: float = 120.0
     prestart: tuple[str, ...] = ()
     fork_server: bool = True
@@ -261,6 +265,7 @@ class GuestPool:
         self._starting = 0
         self._idle: asyncio.TimerHandle | None = None
         self._closed = False
+        self._target = config.size  # what refill keeps ready: grows with demand
 
     async def acquire(self) -> StartedGuest | None:
         """A ready guest; when none is, a new one if the starter starts on demand,
@@ -273,7 +278,10 @@ class GuestPool:
                 self._spawn_task(discard(candidate))
             else:
                 guest = candidate
+        busy = self._idle is not None  # not the first run since the pool was let go
         self._touch()
+        if guest is None and busy and self._target:  # a run waits: keep one more ready
+            self._target = min(self._target + 1, max(self._config.max_size, self._config.size))
         if guest is None and self._starter.starts_on_demand and not self._closed:
             with contextlib.suppress(GuestStartError):
                 guest = await self._starter.start()
@@ -297,7 +305,7 @@ class GuestPool:
             return
         if self._idle is None:
             self._touch()
-        missing = self._config.size - len(self._ready) - self._starting
+        missing = self._target - len(self._ready) - self._starting
         for _ in range(max(0, missing)):
             self._starting += 1
             self._spawn_task(self._start_one())
@@ -323,6 +331,7 @@ class GuestPool:
 
     def _let_go(self) -> None:
         self._idle = None
+        self._target = self._config.size
         while self._ready:
             self._spawn_task(discard(self._ready.popleft()))
         if not self._starting:

@@ -88,6 +88,32 @@ def test_idle_guests_are_let_go() -> None:
     assert asyncio.run(go()) == 2
 
 
+def _held(rt: Runtime) -> int:
+    return sum(len(p._ready) + p._starting for p in rt._pools.values())
+
+
+def test_the_pool_grows_with_a_burst_and_shrinks_when_idle() -> None:
+    """Runs that find the pool empty make it keep more guests ready, up to
+    max_size; once idle it is back to size."""
+    async def go() -> tuple[int, int]:
+        config = PoolConfig(size=1, max_size=3, idle_timeout=1.0, prestart=("python",))
+        async with Runtime(pool=config) as rt:
+            await _until_ready(rt, 1)
+            results = await asyncio.gather(*(rt.run("return 1") for _ in range(6)))
+            assert all(r.status is Status.OK for r in results)
+            await _until_ready(rt, 3)
+            grown = _held(rt)
+            [pool] = rt._pools.values()
+            deadline = asyncio.get_running_loop().time() + 10
+            while pool._ready and asyncio.get_running_loop().time() < deadline:
+                await asyncio.sleep(0.01)  # let go after idle_timeout
+            assert (await rt.run("return 2")).value == 2
+            await _until_ready(rt, 1)
+            return grown, _held(rt)
+
+    assert asyncio.run(go()) == (3, 1)
+
+
 def test_a_warm_guest_that_died_is_skipped() -> None:
     async def go() -> Any:
         async with Runtime(pool=PoolConfig(size=1, prestart=("python",))) as rt:
