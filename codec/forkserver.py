@@ -4,9 +4,11 @@ of the template is a SOCK_SEQPACKET socket, one message per request or
 reply, and descriptors travel beside the bytes (SCM_RIGHTS). Nothing here
 does I/O.
 
-A request is a run token and the size bound of the run's writable mounts
-(``<IQ``, 0 for none), then the run's work directory (UTF-8), carrying
-three descriptors: the run's fd 3, stdout and stderr. A reply is ``<cIi``
+A request is a run token, the size bound of the run's writable mounts (0
+for none) and whether the guest rehearses a run before its HELLO (``<IQ?``:
+one that will wait in a pool does, one forked for a run already waiting does
+not), then the run's work directory (UTF-8), carrying three descriptors:
+the run's fd 3, stdout and stderr. A reply is ``<cIi``
 (kind, token, value): :data:`FORKED` (the pid as the template sees it, a
 pidfd for it attached), :data:`FAILED` (an errno), :data:`EXITED` (the exit
 status, negative for a signal; the guest is reaped).
@@ -18,7 +20,7 @@ import os
 import signal
 import struct
 
-REQUEST = struct.Struct("<IQ")
+REQUEST = struct.Struct("<IQ?")
 REPLY = struct.Struct("<cIi")
 #: Descriptors a request carries.
 REQUEST_FDS = 3
@@ -39,16 +41,17 @@ def exit_status(status: os.waitid_result) -> int:
     return status.si_status
 
 
-def encode_request(token: int, disk_bytes: int | None, workdir: str) -> bytes:
-    return REQUEST.pack(token, disk_bytes or 0) + workdir.encode()
+def encode_request(token: int, disk_bytes: int | None, workdir: str, *,
+                   rehearse: bool = True) -> bytes:
+    return REQUEST.pack(token, disk_bytes or 0, rehearse) + workdir.encode()
 
 
-def decode_request(message: bytes) -> tuple[int, int, str] | None:
-    """(token, disk_bytes, workdir), or None when ``message`` is too short."""
+def decode_request(message: bytes) -> tuple[int, int, bool, str] | None:
+    """(token, disk_bytes, rehearse, workdir), or None when ``message`` is too short."""
     if len(message) <= REQUEST.size:
         return None
-    token, disk_bytes = REQUEST.unpack_from(message)
-    return token, disk_bytes, message[REQUEST.size:].decode()
+    token, disk_bytes, rehearse = REQUEST.unpack_from(message)
+    return token, disk_bytes, rehearse, message[REQUEST.size:].decode()
 
 
 def encode_reply(kind: bytes, token: int, value: int) -> bytes:

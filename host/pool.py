@@ -74,7 +74,9 @@ class Starter(Protocol):
     @property
     def starts_on_demand(self) -> bool: ...
 
-    async def start(self) -> StartedGuest: ...
+    async def start(self, *, ahead: bool = True) -> StartedGuest:
+        """A ready guest. ``ahead``: it will wait in the pool; else a run is
+        waiting for it, and it is made ready the quickest way."""
 
     async def start_cold(self, limits: Limits) -> StartedGuest:
         """A guest for a run that found none ready (its HELLO still to come)."""
@@ -101,7 +103,7 @@ class SpawnStarter:
         self._limits = limits
         self._profile = profile
 
-    async def start(self) -> StartedGuest:
+    async def start(self, *, ahead: bool = True) -> StartedGuest:
         workdir = new_workdir()
         try:
             launched = await launch(self._command_for(workdir, True), workdir, self._profile,
@@ -143,14 +145,14 @@ class ForkStarter:
     def starts_on_demand(self) -> bool:
         return self._failures < FORK_ATTEMPTS
 
-    async def start(self) -> StartedGuest:
+    async def start(self, *, ahead: bool = True) -> StartedGuest:
         if not self.starts_on_demand:
-            return await self._fallback.start()
+            return await self._fallback.start(ahead=ahead)
         workdir = None if self._private else new_workdir()
         try:
             try:
                 launched = await self._zygote.fork(workdir, self._limits.raw_output_bytes,
-                                                   self._limits.disk_bytes)
+                                                   self._limits.disk_bytes, rehearse=ahead)
             except BaseException:
                 if workdir is not None:
                     remove_tree(workdir)
@@ -193,7 +195,7 @@ class LauncherStarter:
         self._language = language
         self._limits = limits
 
-    async def start(self) -> StartedGuest:
+    async def start(self, *, ahead: bool = True) -> StartedGuest:
         launched = await self._start(self._limits, warm=True)
         return await until_hello(launched, None, conn=remote_connection(launched))
 
@@ -284,7 +286,7 @@ class GuestPool:
             self._target = min(self._target + 1, max(self._config.max_size, self._config.size))
         if guest is None and self._starter.starts_on_demand and not self._closed:
             with contextlib.suppress(GuestStartError):
-                guest = await self._starter.start()
+                guest = await self._starter.start(ahead=False)
         return guest
 
     async def start_cold(self, limits: Limits) -> StartedGuest:

@@ -148,11 +148,14 @@ class Zygote:
         self._launched.kill()
 
     async def fork(self, workdir: str | None, raw_output_bytes: int,
-                   disk_bytes: int | None) -> GuestProcess:
+                   disk_bytes: int | None, *, rehearse: bool = True) -> GuestProcess:
         """A new guest: forked, not yet said HELLO. ``workdir`` is the host
         directory of a ``process``-profile run; under ``namespaces`` the run
         gets a private tmpfs at the template's work directory instead, and
-        private tmpfs mounts of at most ``disk_bytes`` are all it can write."""
+        private tmpfs mounts of at most ``disk_bytes`` are all it can write.
+        ``rehearse``: the guest takes a run's path once before its HELLO,
+        which makes it quicker to a RUN that comes later and slower to its
+        HELLO (for a guest that will wait, not one a run waits for)."""
         launched = await self._ensure_started()
         self._next_token = (self._next_token + 1) & 0xFFFFFFFF
         token = self._next_token
@@ -165,7 +168,8 @@ class Zygote:
         self._forks[token] = forked
         self._exits[token] = exited
         try:
-            request = encode_request(token, disk_bytes, workdir or self._workdir or "")
+            request = encode_request(token, disk_bytes, workdir or self._workdir or "",
+                                     rehearse=rehearse)
             socket.send_fds(launched.child.channel, [request],
                             [guest_end.fileno(), out_w, err_w])
         except OSError as exc:

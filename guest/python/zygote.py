@@ -127,10 +127,10 @@ class _Template:
             request = decode_request(message)
             if request is None or len(fds) != REQUEST_FDS:
                 raise OSError(0, "malformed request")
-            token, disk_bytes, workdir = request
+            token, disk_bytes, rehearse, workdir = request
             keep = (self.control.fileno(), self.wake_r, self.wake_w)
             pid = self.running[token] = _fork_guest(fds, workdir, disk_bytes, self.isolate,
-                                                    template_fds=keep,
+                                                    template_fds=keep, rehearse=rehearse,
                                                     confinement=self.confinement)
             pidfd = os.pidfd_open(pid)
             try:  # the host learns the pid as it sees it from the pidfd
@@ -160,7 +160,8 @@ class _Template:
 
 
 def _fork_guest(fds: list[int], workdir: str, disk_bytes: int, isolate: bool, *,
-                template_fds: tuple[int, ...], confinement: confine.Confinement) -> int:
+                template_fds: tuple[int, ...], rehearse: bool,
+                confinement: confine.Confinement) -> int:
     """Fork the run's first process: the guest itself (``process``), or the init
     of the run's new namespaces, which forks the guest (``namespaces``)."""
     pid = _clone_into_namespaces() if isolate else os.fork()
@@ -178,14 +179,14 @@ def _fork_guest(fds: list[int], workdir: str, disk_bytes: int, isolate: bool, *,
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         if not isolate:
             _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-            _become_guest(fds, workdir, confinement)
+            _become_guest(fds, workdir, confinement, rehearse)
         _map_ids()
         _private_mounts(workdir, disk_bytes)
         guest = os.fork()
         if guest == 0:
             os.setsid()
             _drop_capabilities()
-            _become_guest(fds, workdir, confinement)
+            _become_guest(fds, workdir, confinement, rehearse)
         _serve_as_init(guest, fds)
     except BaseException as exc:  # nothing may return into the template's loop
         with contextlib.suppress(Exception):
@@ -240,7 +241,8 @@ def _map_ids() -> None:
             f.write(text)
 
 
-def _become_guest(fds: list[int], workdir: str, confinement: confine.Confinement) -> NoReturn:
+def _become_guest(fds: list[int], workdir: str, confinement: confine.Confinement,
+                  rehearse: bool) -> NoReturn:
     channel, stdout, stderr = fds
     os.dup2(channel, CHANNEL_FD)
     os.dup2(stdout, 1)
@@ -251,7 +253,8 @@ def _become_guest(fds: list[int], workdir: str, confinement: confine.Confinement
     os.closerange(CHANNEL_FD + 1, 1 << 16)
     for name in ("HOME", "TMPDIR", "PWD"):
         os.environ[name] = workdir
-    shim.rehearse()  # again: the pages a run writes are copied now, before the RUN
+    if rehearse:  # again: the pages a run writes are copied now, while it waits for RUN
+        shim.rehearse()
     shim.main(workdir)  # asyncio is loaded, but only a program that uses it makes a loop
     os._exit(0)
 

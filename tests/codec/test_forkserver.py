@@ -18,10 +18,12 @@ from tether.codec.forkserver import (
 )
 
 
-@given(st.integers(0, 2**32 - 1), st.none() | st.integers(1, 2**63), st.text(min_size=1))
-def test_a_request_round_trips(token: int, disk_bytes: int | None, workdir: str) -> None:
-    assert decode_request(encode_request(token, disk_bytes, workdir)) == \
-        (token, disk_bytes or 0, workdir)
+@given(st.integers(0, 2**32 - 1), st.none() | st.integers(1, 2**63), st.booleans(),
+       st.text(min_size=1))
+def test_a_request_round_trips(token: int, disk_bytes: int | None, rehearse: bool,
+                               workdir: str) -> None:
+    assert decode_request(encode_request(token, disk_bytes, workdir, rehearse=rehearse)) == \
+        (token, disk_bytes or 0, rehearse, workdir)
 
 
 @given(st.sampled_from([FORKED, FAILED, EXITED]), st.integers(0, 2**32 - 1),
