@@ -278,6 +278,8 @@ def _float_bytes(value: float) -> bytes:
 #: :func:`decode_sparse`, not by cbor2 and a re-encoding.
 SPARSE_MIN_BYTES: Final = 16 * 1024
 SPARSE_BYTES_PER_ITEM: Final = 1024
+#: From this size on a decoded value is checked a level at a time.
+LEVELS_MIN_BYTES: Final = 16 * 1024
 
 
 def decode_payload(payload: Buffer, max_depth: int = DEFAULT_MAX_DEPTH,
@@ -321,7 +323,8 @@ def decode_dense(payload: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:
         raise _malformed(str(exc)) from None
     try:
-        plain = _checked_plain(item, max_depth)
+        plain = (_checked_plain_levels if len(payload) >= LEVELS_MIN_BYTES else
+                 _checked_plain)(item, max_depth)
     except _Slow:
         try:
             check_value(item, max_depth)
@@ -607,10 +610,38 @@ def _float_plain(value: float) -> bool:
 
 def _checked_plain(value: Any, depth: int) -> bool:
     """check_value's test without paths (raises _Slow instead), and whether
-    the plain encoding is the preferred serialization. For trees (what a
-    decoder builds, what to_wire returns): one level at a time, every
-    element of a level looked at by C loops (``map``, ``set``), not by a
-    Python loop per container."""
+    the plain encoding is the preferred serialization."""
+    kind = type(value)
+    if kind is dict or kind is list:
+        if depth <= 0:
+            raise _Slow
+        if kind is dict:
+            if any(type(k) is not str for k in value):
+                raise _Slow
+            items = value.values()
+        else:
+            items = value
+        plain = True
+        for item in items:
+            kind = type(item)
+            if kind is dict or kind is list:
+                plain = _checked_plain(item, depth - 1) and plain
+            elif kind is float:
+                plain = plain and _float_plain(item)
+            elif item is not None and kind not in _SCALARS:
+                raise _Slow
+        return plain
+    if kind is float:
+        return _float_plain(value)
+    if value is not None and kind not in _SCALARS:
+        raise _Slow
+    return True
+
+
+def _checked_plain_levels(value: Any, depth: int) -> bool:
+    """:func:`_checked_plain` for a large tree (what a decoder builds): one
+    level at a time, every element of a level looked at by C loops (``map``,
+    ``set``), not by a Python loop per container; slower for a small one."""
     level = [value]
     plain = True
     seen = 0
