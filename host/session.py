@@ -118,17 +118,23 @@ class Session:
         # Until the teardown is deferred: what the finally clause must end.
         owned: Child | None = child
         try:
-            child.raw_stdout.limit = child.raw_stderr.limit = self.limits.raw_output_bytes
+            # A warm guest's RUN goes out first, before the event loop
+            # watches the channel: the guest starts on it while the host
+            # does the rest.
             self._reader = Reader(self._conn, child.channel, on_event=self._on_event,
                                   on_error=self._on_read_error,
                                   finished=self._no_more_frames,
-                                  tap=None if self._observer is None else self._observer.wire)
+                                  tap=None if self._observer is None else self._observer.wire,
+                                  reading=False)
             self._channel = self._reader.channel
             if guest.hello is not None:
                 try:
                     self._on_hello(guest.hello)
                 except RemoteProtocolError as exc:
                     self._protocol_failure(exc)
+            if not self._finished:
+                self._channel.resume_reading()
+            child.raw_stdout.limit = child.raw_stderr.limit = self.limits.raw_output_bytes
             try:
                 async with asyncio.timeout(self.limits.timeout) as deadline:
                     self._clock.deadline = deadline  # paused while an approval waits
