@@ -362,10 +362,13 @@ def _live_members(pgid: int) -> bool:
     return False
 
 
-def proc_stat(pid: int) -> list[bytes] | None:
+def proc_stat(pid: int, fd: int = -1) -> list[bytes] | None:
     """The fields of ``/proc/<pid>/stat`` after the command name (the
-    first is the state, field 3 of proc(5)), or None when ``pid`` is gone."""
+    first is the state, field 3 of proc(5)), or None when ``pid`` is gone;
+    read through ``fd`` (from :func:`open_stat`) when it is open."""
     try:
+        if fd >= 0:
+            return os.pread(fd, 4096, 0).rsplit(b")", 1)[1].split()
         fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
         try:
             return os.read(fd, 4096).rsplit(b")", 1)[1].split()
@@ -373,6 +376,15 @@ def proc_stat(pid: int) -> list[bytes] | None:
             os.close(fd)
     except (OSError, IndexError):
         return None
+
+
+def open_stat(pid: int) -> int:
+    """A descriptor on ``/proc/<pid>/stat`` (-1 if it cannot be opened): it
+    stays on that process, and a read through it needs no path lookup."""
+    try:
+        return os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return -1
 
 
 async def _until_group_dead(pgid: int, limit: float) -> None:
