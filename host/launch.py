@@ -104,10 +104,17 @@ class GuestProcess:
         if self.remote is not None:
             self._end_stream()
             return
+        namespace_killed = False
         if self.init_pidfd >= 0:
-            with contextlib.suppress(ProcessLookupError, OSError):
+            try:
                 signal.pidfd_send_signal(self.init_pidfd, signal.SIGKILL)
-        self.child.signal_group(signal.SIGKILL)
+                namespace_killed = True
+            except ProcessLookupError:  # the init is gone, so is every process it outlived
+                namespace_killed = True
+            except OSError:
+                pass
+        if not (self.forked and namespace_killed):  # a forked guest's group is its init's
+            self.child.signal_group(signal.SIGKILL)
         if self.cgroup is not None and not self.sandboxed:
             self.cgroup.signal_members()
 

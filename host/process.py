@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import fcntl
 import os
+import select
 import shutil
 import signal
 import socket
@@ -115,7 +116,12 @@ class Child:
 
     def drain_pipes(self) -> None:
         """Read what the raw pipes hold right now, without waiting for EOF."""
-        for fd in list(self._pipes):
+        if not self._pipes:
+            return
+        poll = select.poll()  # one call says which have anything (data, or EOF)
+        for fd in self._pipes:
+            poll.register(fd, select.POLLIN)
+        for fd, _ in poll.poll(0):
             self._read_pipe(fd)
 
     def _read_pipe(self, fd: int) -> None:
