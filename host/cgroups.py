@@ -57,6 +57,16 @@ class RunCgroup:
             self.dirs = {c: ROOT / c / PARENT / name for c in ("memory", "pids")}
         for directory in set(self.dirs.values()):
             directory.mkdir(parents=True, exist_ok=True)
+        # Opened now, read once at the end of the run: then a read is all
+        # the result waits for.
+        self._peak_fd = -1
+        with contextlib.suppress(OSError):
+            self._peak_fd = os.open(self.dirs["memory"] / self._peak_name,
+                                    os.O_RDONLY | os.O_CLOEXEC)
+
+    @property
+    def _peak_name(self) -> str:
+        return "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
 
     def set_limits(self, *, memory_bytes: int | None, processes: int | None) -> None:
         """Apply a run's limits (a warm guest's group gets them at its run)."""
@@ -75,9 +85,10 @@ class RunCgroup:
             (directory / "cgroup.procs").write_text(str(pid))
 
     def peak_memory(self) -> int | None:
-        name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
         try:
-            fd = os.open(self.dirs["memory"] / name, os.O_RDONLY)
+            if self._peak_fd >= 0:
+                return int(os.pread(self._peak_fd, 64, 0))
+            fd = os.open(self.dirs["memory"] / self._peak_name, os.O_RDONLY)
             try:
                 return int(os.read(fd, 64))
             finally:
@@ -140,6 +151,9 @@ class RunCgroup:
         """Kill what is left in the group, then remove the group(s) (a dying
         process may take a moment to leave, hence the short retry)."""
         self.kill_all()
+        if self._peak_fd >= 0:
+            os.close(self._peak_fd)
+            self._peak_fd = -1
         for directory in set(self.dirs.values()):
             for _ in range(50):
                 try:

@@ -42,7 +42,11 @@ class Channel:
         on_data: Callable[[bytes], None],
         on_eof: Callable[[], None],
         tap: Callable[[str, bytes], None] | None = None,
+        *,
+        reading: bool = True,
     ) -> None:
+        """``reading``: start reading now; else at :meth:`resume_reading`
+        (a first write goes out before the event loop watches the socket)."""
         self._sock = sock
         self._on_data = on_data
         self._on_eof = on_eof
@@ -50,13 +54,14 @@ class Channel:
         self._loop = asyncio.get_running_loop()
         self._outbox: collections.deque[memoryview] = collections.deque()
         self._unsent = 0  # bytes in the outbox
-        self._reading = True
+        self._reading = False
         self._closed = False
         self._eof = False
         self._want_reading = True  # by the owner; a full outbox pauses reading too
         self.bytes_in = 0
         self.bytes_out = 0
-        self._loop.add_reader(sock.fileno(), self.read_available)
+        if reading:
+            self.resume_reading()
 
     def read_available(self, *, everything: bool = False) -> bool:
         """Read up to READS_PER_TURN times; with ``everything``, what the

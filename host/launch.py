@@ -34,7 +34,7 @@ from . import cgroups, confinement
 from .endings import at_memory_limit
 from .guests import NODE_MIN_DATA, GuestCommand
 from .limits import Limits
-from .process import Child, in_thread, proc_stat, remove_tree, spawn
+from .process import Child, in_thread, open_stat, proc_stat, remove_tree, spawn
 from .reader import STEP_BYTES, between_steps
 from .sandbox import Sandbox, bwrap_argv
 
@@ -92,6 +92,8 @@ class GuestProcess:
     #: What apply_limits last wrote, so that a run with the same limits writes nothing.
     _rlimits: tuple[object, ...] | None = field(default=None, repr=False)
     _cgroup_ceilings: tuple[int | None, int | None] | None = field(default=None, repr=False)
+    #: The guest's /proc stat, opened with its limits (process.open_stat).
+    _stat_fd: int = field(default=-1, repr=False)
 
     def kill(self) -> None:
         """SIGKILL to everything at once: bwrap's group and, by killing its
@@ -102,10 +104,17 @@ class GuestProcess:
         if self.remote is not None:
             self._end_stream()
             return
+        namespace_killed = False
         if self.init_pidfd >= 0:
-            with contextlib.suppress(ProcessLookupError, OSError):
+            try:
                 signal.pidfd_send_signal(self.init_pidfd, signal.SIGKILL)
-        self.child.signal_group(signal.SIGKILL)
+                namespace_killed = True
+            except ProcessLookupError:  # the init is gone, so is every process it outlived
+                namespace_killed = True
+            except OSError:
+                pass
+        if not (self.forked and namespace_killed):  # a forked guest's group is its init's
+            self.child.signal_group(signal.SIGKILL)
         if self.cgroup is not None and not self.sandboxed:
             self.cgroup.signal_members()
 
@@ -153,6 +162,9 @@ class GuestProcess:
             os.close(self.init_pidfd)
             self.init_pidfd = -1
         self.child.close()
+        if self._stat_fd >= 0:
+            os.close(self._stat_fd)
+            self._stat_fd = -1
         if self.cgroup is not None:
             self.cgroup.remove()
             self.cgroup = None
@@ -193,7 +205,10 @@ class GuestProcess:
     def cpu_seconds(self) -> float | None:
         """CPU time the guest has used (None for a remote one: the local
         process is only its launcher)."""
-        return None if self.remote is not None else cpu_seconds(self.program_pid())
+        if self.remote is not None:
+            return None
+        return cpu_seconds(self.program_pid() if self._stat_fd < 0 else self.guest_pid,
+                           self._stat_fd)
 
     def memory_use(self, *, peak: bool) -> int | None:
         """See :func:`memory_use` (None for a remote guest)."""
@@ -225,6 +240,8 @@ class GuestProcess:
         RUN's rlimits on itself (R-STDIO-5), and its engine's limits hold besides."""
         if self.remote is not None:
             return
+        if self._stat_fd < 0:  # where the run's CPU time is read at its end
+            self._stat_fd = open_stat(self.program_pid())
         rlimits = (language, limits.memory_bytes, limits.cpu_seconds, limits.open_files,
                    limits.file_bytes)
         if self._rlimits != rlimits:
@@ -381,9 +398,10 @@ def _cgroup_for(*pids: int) -> cgroups.RunCgroup | None:
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def cpu_seconds(pid: int) -> float | None:
-    """CPU time (user + system) ``pid`` and the children it reaped have used."""
-    fields = proc_stat(pid)
+def cpu_seconds(pid: int, fd: int = -1) -> float | None:
+    """CPU time (user + system) ``pid`` and the children it reaped have used
+    (read through ``fd``, :func:`~.process.open_stat`, when it is open)."""
+    fields = proc_stat(pid, fd)
     if fields is None:
         return None
     return sum(int(f) for f in fields[11:15]) / _CLOCK_TICKS

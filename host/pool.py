@@ -266,6 +266,7 @@ class GuestPool:
         self._tasks: set[asyncio.Task[None]] = set()  # starting and discarding guests
         self._starting = 0
         self._idle: asyncio.TimerHandle | None = None
+        self._last_run = 0.0  # loop time
         self._closed = False
         self._target = config.size  # what refill keeps ready: grows with demand
 
@@ -294,12 +295,20 @@ class GuestPool:
         return await self._starter.start_cold(limits)
 
     def _touch(self) -> None:
-        """A run came: push the idle deadline back."""
-        if self._idle is not None:
-            self._idle.cancel()
-        if not self._closed:
-            self._idle = asyncio.get_running_loop().call_later(self._config.idle_timeout,
-                                                              self._let_go)
+        """A run came: push the idle deadline back (the timer, set once, looks
+        at the time of the last run when it fires)."""
+        loop = asyncio.get_running_loop()
+        self._last_run = loop.time()
+        if self._idle is None and not self._closed:
+            self._idle = loop.call_at(self._last_run + self._config.idle_timeout, self._idled)
+
+    def _idled(self) -> None:
+        self._idle = None
+        deadline = self._last_run + self._config.idle_timeout
+        if asyncio.get_running_loop().time() < deadline:  # a run came meanwhile
+            self._idle = asyncio.get_running_loop().call_at(deadline, self._idled)
+        else:
+            self._let_go()
 
     def refill(self) -> None:
         """Start guests until ``size`` are ready or starting."""

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import fcntl
 import os
+import select
 import shutil
 import signal
 import socket
@@ -115,7 +116,12 @@ class Child:
 
     def drain_pipes(self) -> None:
         """Read what the raw pipes hold right now, without waiting for EOF."""
-        for fd in list(self._pipes):
+        if not self._pipes:
+            return
+        poll = select.poll()  # one call says which have anything (data, or EOF)
+        for fd in self._pipes:
+            poll.register(fd, select.POLLIN)
+        for fd, _ in poll.poll(0):
             self._read_pipe(fd)
 
     def _read_pipe(self, fd: int) -> None:
@@ -362,10 +368,13 @@ def _live_members(pgid: int) -> bool:
     return False
 
 
-def proc_stat(pid: int) -> list[bytes] | None:
+def proc_stat(pid: int, fd: int = -1) -> list[bytes] | None:
     """The fields of ``/proc/<pid>/stat`` after the command name (the
-    first is the state, field 3 of proc(5)), or None when ``pid`` is gone."""
+    first is the state, field 3 of proc(5)), or None when ``pid`` is gone;
+    read through ``fd`` (from :func:`open_stat`) when it is open."""
     try:
+        if fd >= 0:
+            return os.pread(fd, 4096, 0).rsplit(b")", 1)[1].split()
         fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
         try:
             return os.read(fd, 4096).rsplit(b")", 1)[1].split()
@@ -373,6 +382,15 @@ def proc_stat(pid: int) -> list[bytes] | None:
             os.close(fd)
     except (OSError, IndexError):
         return None
+
+
+def open_stat(pid: int) -> int:
+    """A descriptor on ``/proc/<pid>/stat`` (-1 if it cannot be opened): it
+    stays on that process, and a read through it needs no path lookup."""
+    try:
+        return os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return -1
 
 
 async def _until_group_dead(pgid: int, limit: float) -> None:

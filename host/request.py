@@ -5,6 +5,7 @@ the guest, and the checkpoint that saves it when the run is suspended."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +31,7 @@ class RunRequest:
 
     def wire_limits(self) -> RunLimits:
         """The limits RUN carries, which are also those applied to the guest."""
-        return self.limits.wire(variables=self.variables is not None)
+        return _wire_limits(self.limits, self.variables is not None)
 
     def run_message(self, limits: RunLimits) -> Run:
         return Run(source=self.source, language=self.language,
@@ -45,3 +46,9 @@ class RunRequest:
                       for b in self.bindings.values()],
             limits=dataclasses.asdict(self.limits), variables=self.variables,
             last_expression=self.last_expression, calls=calls, reason=reason).encode()
+
+
+@functools.lru_cache(maxsize=64)
+def _wire_limits(limits: Limits, variables: bool) -> RunLimits:
+    """Runs mostly share their limits (frozen, like what they become)."""
+    return limits.wire(variables=variables)

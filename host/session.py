@@ -58,6 +58,8 @@ from .serving import BindingCalls
 from .variables import returned_variables_problem
 
 logger = logging.getLogger("tether")
+#: How a run ends that is cancelled before it has another ending.
+_CANCELLED = cancelled("the run was cancelled")
 
 
 class Session:
@@ -113,22 +115,28 @@ class Session:
         guest = self._guest
         workdir = guest.workdir
         started = loop.time() if guest.since is None else guest.since
-        ending = cancelled("the run was cancelled")
+        ending = _CANCELLED
         child = self._launched.child
         # Until the teardown is deferred: what the finally clause must end.
         owned: Child | None = child
         try:
-            child.raw_stdout.limit = child.raw_stderr.limit = self.limits.raw_output_bytes
+            # A warm guest's RUN goes out first, before the event loop
+            # watches the channel: the guest starts on it while the host
+            # does the rest.
             self._reader = Reader(self._conn, child.channel, on_event=self._on_event,
                                   on_error=self._on_read_error,
                                   finished=self._no_more_frames,
-                                  tap=None if self._observer is None else self._observer.wire)
+                                  tap=None if self._observer is None else self._observer.wire,
+                                  reading=False)
             self._channel = self._reader.channel
             if guest.hello is not None:
                 try:
                     self._on_hello(guest.hello)
                 except RemoteProtocolError as exc:
                     self._protocol_failure(exc)
+            if not self._finished:
+                self._channel.resume_reading()
+            child.raw_stdout.limit = child.raw_stderr.limit = self.limits.raw_output_bytes
             try:
                 async with asyncio.timeout(self.limits.timeout) as deadline:
                     self._clock.deadline = deadline  # paused while an approval waits
@@ -183,8 +191,7 @@ class Session:
 
     async def _until_end(self, child: Child) -> Ending:
         assert self._ending is not None
-        waiting: set[asyncio.Future[Any]] = {self._ending, child.exited}
-        await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        await _first_of(self._ending, child.exited)
         # The guest exited: whatever it sent is already in the socket buffer.
         assert self._channel is not None and self._reader is not None
         while not self._ending.done():
@@ -312,3 +319,23 @@ class Session:
             wall_time=wall_time, cpu_seconds=self._cpu, calls=self._calls.count,
             bytes_in=self._channel.bytes_in, bytes_out=self._channel.bytes_out,
             exit_code=exit_code))
+
+
+async def _first_of(*futures: asyncio.Future[Any]) -> None:
+    """Until one of ``futures`` is done (asyncio.wait's FIRST_COMPLETED,
+    without the sets it builds)."""
+    if any(future.done() for future in futures):
+        return
+    woken: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def wake(_: asyncio.Future[Any]) -> None:
+        if not woken.done():
+            woken.set_result(None)
+
+    for future in futures:
+        future.add_done_callback(wake)
+    try:
+        await woken
+    finally:
+        for future in futures:
+            future.remove_done_callback(wake)

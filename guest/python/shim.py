@@ -369,4 +369,7 @@ def main(cwd: str | None, warm: bool = False, stdio: bool = False) -> None:
         for stream in (real_stdout, real_stderr):
             with contextlib.suppress(OSError, ValueError):
                 stream.flush()
+    # The host, woken by DONE, may wait for this CPU: it gets it before the
+    # exit (tearing down the address space) does.
+    os.sched_yield()
     os._exit(0)  # R-DONE-4: nothing of the program's outlives DONE
