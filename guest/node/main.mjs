@@ -13,6 +13,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import v8 from 'node:v8';
 import vm from 'node:vm';
 import { createRequire } from 'node:module';
 import {
@@ -61,7 +62,7 @@ class Cancelled extends Error {
 
 // ---- the channel --------------------------------------------------------------------
 
-const nap = new Int32Array(new SharedArrayBuffer(4));
+let nap; // made at the first nap: a startup snapshot cannot hold a SharedArrayBuffer
 
 function writeAll(bytes) {
   let offset = 0;
@@ -72,7 +73,7 @@ function writeAll(bytes) {
       if (err.code !== 'EAGAIN') throw err;
       // The host is draining the socket: a nap this short is about the time it
       // takes to read a full buffer (longer naps slow large results).
-      Atomics.wait(nap, 0, 0, 0.05);
+      Atomics.wait(nap ??= new Int32Array(new SharedArrayBuffer(4)), 0, 0, 0.05);
     }
   }
 }
@@ -755,4 +756,7 @@ function reads(callback) {
   return { buffer, callback: (length) => { callback(Uint8Array.prototype.slice.call(buffer, 0, length)); } };
 }
 
-main();
+// Built into a startup snapshot (snapshot.mjs), the guest starts at main()
+// when the snapshot is deserialized, its modules already loaded.
+if (v8.startupSnapshot.isBuildingSnapshot()) v8.startupSnapshot.setDeserializeMainFunction(main);
+else main();
