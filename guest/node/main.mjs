@@ -522,13 +522,14 @@ function cancel(reason) {
 /**
  * The host follows CANCEL with SIGTERM (R-TERM-2): the guest lives on to
  * send its DONE (R-CANCEL-4), read in the same turn of the loop as the
- * signal. A SIGTERM with no CANCEL (the program's own) ends the guest as
- * it would have without this handler. A program that computes without
+ * signal. A SIGTERM with no CANCEL (the program's own, or the host's to a
+ * guest that has no run yet) ends the guest as it would have without this
+ * handler. A program that computes without
  * yielding runs no handler: the host kills it after the grace.
  */
 function onTerminate() {
   setImmediate(() => {
-    if (state.phase !== 'RUNNING') return;
+    if (state.phase !== 'RUNNING' && state.phase !== 'AWAIT_RUN') return;
     process.removeListener('SIGTERM', onTerminate);
     process.kill(process.pid, 'SIGTERM');
   });
@@ -565,6 +566,22 @@ function isParameterName(name) {
   }
 }
 
+/**
+ * What a run needs that its RUN does not say, done as the guest starts, so
+ * that a guest that waits in a pool has done it before its RUN: the signal
+ * handlers, the timers that remember where they were set, the program's
+ * require().
+ */
+function prepare() {
+  process.on('SIGXFSZ', () => {}); // past file_bytes a write fails with EFBIG instead
+  process.on('SIGTERM', onTerminate);
+  watchTimers();
+  programRequire();
+}
+
+let required;
+const programRequire = () => (required ??= createRequire(path.join(process.cwd(), 'program.js')));
+
 function start(run) {
   if (!LANGUAGES.includes(run.language)) {
     throw new ProtocolError(CODES.LANGUAGE_UNSUPPORTED, `cannot run ${run.language}`);
@@ -573,12 +590,9 @@ function start(run) {
   state.run = run;
   state.decoder.maxFrameBytes = run.limits.frame_bytes;
   state.phase = 'RUNNING';
-  process.on('SIGXFSZ', () => {}); // past file_bytes a write fails with EFBIG instead
-  process.on('SIGTERM', onTerminate);
-  watchTimers();
   captureOutput();
   const scope = new Map([
-    ['require', createRequire(path.join(process.cwd(), 'program.js'))],
+    ['require', programRequire()],
     ['BindingError', BindingError],
     ['Cancelled', Cancelled],
   ]);
@@ -592,7 +606,7 @@ function start(run) {
   }
   for (const [name, value] of variables) scope.set(name, fromWire(value));
   const capture = run.variables !== undefined;
-  state.globalsBefore = new Set(Object.getOwnPropertyNames(globalThis));
+  if (capture) state.globalsBefore = new Set(Object.getOwnPropertyNames(globalThis));
   if (capture || run.last_expression) scope.set(REGISTER, (get) => { state.capture = capture ? get : null; });
   process.on('uncaughtException', (err) => finish({ error: describe(err) }));
   process.on('unhandledRejection', (err) => finish({ error: describe(err) }));
@@ -626,6 +640,20 @@ function warmUp(steps = warmSteps()) {
 }
 
 function warmSteps() {
+  return [
+    ...codeSteps(),
+    warmConsole,
+    warmReads,
+    () => compile('1', 'javascript', [], { lastExpression: true }), // loads the parser
+  ];
+}
+
+/**
+ * The warm-up steps that run only the guest's own code: no stream, socket,
+ * handle or package. Run while a startup snapshot is built, what V8 compiles
+ * for them is in the snapshot.
+ */
+function codeSteps() {
   const limits = { output_bytes: 1 << 20, value_bytes: 1 << 20, frame_bytes: 1 << 24,
     max_depth: 64, max_calls_in_flight: 64, memory_bytes: 1 << 28 };
   const run = encodeMessage(TYPES.RUN, { source: 'return 1', language: 'javascript',
@@ -642,10 +670,6 @@ function warmSteps() {
   return [
     codec, codec, codec, // a few times: V8 optimizes what runs more than once
     () => compile('return 1', 'javascript', ['f']),
-    () => createRequire(path.join(process.cwd(), 'program.js')),
-    warmConsole,
-    warmReads,
-    () => compile('1', 'javascript', [], { lastExpression: true }), // loads the parser
   ];
 }
 
@@ -741,6 +765,7 @@ function main() {
   const socket = new net.Socket({ fd: channel.read, readable: true, writable: false, onread: reads(onData) });
   socket.on('end', onEof);
   socket.on('error', onEof);
+  prepare();
   if (args.includes('--warm')) {
     warming = true;
     setImmediate(warmUp);
@@ -757,6 +782,11 @@ function reads(callback) {
 }
 
 // Built into a startup snapshot (snapshot.mjs), the guest starts at main()
-// when the snapshot is deserialized, its modules already loaded.
-if (v8.startupSnapshot.isBuildingSnapshot()) v8.startupSnapshot.setDeserializeMainFunction(main);
-else main();
+// when the snapshot is deserialized, its modules loaded and its own code
+// compiled.
+if (v8.startupSnapshot.isBuildingSnapshot()) {
+  for (const step of codeSteps()) step();
+  v8.startupSnapshot.setDeserializeMainFunction(main);
+} else {
+  main();
+}
