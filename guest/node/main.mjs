@@ -642,6 +642,7 @@ function warmUp(steps = warmSteps()) {
 function warmSteps() {
   return [
     ...codeSteps(),
+    compileRunPath,
     warmConsole,
     warmReads,
     () => compile('1', 'javascript', [], { lastExpression: true }), // loads the parser
@@ -671,6 +672,28 @@ function codeSteps() {
     codec, codec, codec, // a few times: V8 optimizes what runs more than once
     () => compile('return 1', 'javascript', ['f']),
   ];
+}
+
+/**
+ * V8 compiles a function at its first call: the functions of a run's own
+ * path are called here where each returns or throws at its first statement
+ * (there is no run yet), so that the run does not wait for their compiling.
+ */
+function compileRunPath() {
+  const refused = [
+    () => start({ language: '' }), // no such language
+    () => onMessage({ name: 'RESULT' }), // not before RUN
+    () => finishWithValue(null), // no limits yet
+  ];
+  for (const attempt of refused) {
+    try {
+      attempt();
+    } catch {
+      // as expected
+    }
+  }
+  output('stdout', ''); // not running: nothing is sent
+  writeAll(new Uint8Array(0));
 }
 
 /**
