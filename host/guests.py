@@ -218,7 +218,7 @@ def guest_command(
         blob = snapshot_blob(node, flags)
         if blob is not None:  # main.mjs stays argv[1], as the program sees it either way
             argv += ["--snapshot-blob", str(blob), "--"]
-            binds = (str(blob.parent),)  # within tether's files unless moved elsewhere
+            binds = (str(blob.parent),)
         argv += [str(GUEST_DIR / "node" / "main.mjs"), "--cwd", workdir]
         if warm:
             argv.append("--warm")

@@ -1,23 +1,26 @@
 """A startup snapshot of the Node guest: a guest started from it finds its
-modules loaded and skips most of what it does before HELLO (Node's ES
-module loader, compiling the shim, loading ``net`` and ``vm``).
+modules loaded and its own code compiled, and skips most of what it does
+before HELLO (Node's ES module loader, compiling the shim, loading ``net``
+and ``vm``).
 
 ``guest/node/snapshot.mjs`` builds the blob. V8 accepts a blob only from
 the same ``node`` binary started with the same V8 flags (the heap limit is
 one), so there is one blob per node binary, guest sources and flags, named
-by a hash of them, in ``guest/node/snapshots/``: inside tether's own files,
-which every sandbox already shows its guests read-only, so a blob adds
-nothing a guest can see. A node binary or a guest that changes gets new
-names; a build removes the blobs of other node binaries or sources.
+by a hash of them, in tether's cache directory (``$XDG_CACHE_HOME/tether``,
+else ``~/.cache/tether``: outside the installed package, which ``pip
+uninstall`` removes whole), shared by every tether of this user. The
+sandbox binds that directory read-only for the guest. A node binary or a
+guest that changes gets new names; a host touches a blob it uses (once a
+day), and a build removes the blobs no host has touched for a month.
 
 The first guest that finds no blob starts the build and starts from
 ``main.mjs``, as does every guest until the blob is there, and every guest
-if it cannot be built (tether installed where this user cannot write, a
-node that cannot build snapshots). The build runs apart from the host (a
-process of its own session, left to init, as ``git gc --auto`` detaches),
-so it never holds up a run and is nothing the host must reap or stop; it
-moves the blob into place only once a guest started from it has said
-HELLO, so a blob that is there is one this node accepts.
+if it cannot be built (no writable cache directory, a node that cannot
+build snapshots). The build runs apart from the host (a process of its own
+session, left to init, as ``git gc --auto`` detaches), so it never holds
+up a run and is nothing the host must reap or stop; it moves the blob into
+place only once a guest started from it has said HELLO, so a blob that is
+there is one this node accepts.
 """
 
 from __future__ import annotations
@@ -27,17 +30,31 @@ import hashlib
 import os
 import subprocess
 import threading
+import time
 from functools import cache
 from pathlib import Path
 
 from .paths import GUEST_DIR
 
 _NODE_DIR = GUEST_DIR / "node"
-#: Where the blobs are (tests point it elsewhere).
-SNAPSHOT_DIR = _NODE_DIR / "snapshots"
+
+
+def _cache_dir() -> Path | None:
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    try:
+        root = Path(base) if os.path.isabs(base) else Path.home() / ".cache"
+    except RuntimeError:  # no home directory
+        return None
+    return root / "tether" / "node-snapshots"
+
+
+#: Where the blobs are; None: nowhere, guests start from main.mjs.
+SNAPSHOT_DIR = _cache_dir()
 _BUILD_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}  # no NODE_OPTIONS: its flags would count
 
 _asked: set[Path] = set()  # blobs this process has started to build
+_touched: dict[Path, float] = {}  # blob -> when this process last touched it
+_TOUCH_EVERY = 24 * 3600.0
 _lock = threading.Lock()
 
 
@@ -45,7 +62,13 @@ def snapshot_blob(node: str, flags: tuple[str, ...]) -> Path | None:
     """The blob for guests started as ``node FLAGS``, or None (then the
     guest starts from main.mjs) while it is built or if it cannot be."""
     blob = blob_path(node, flags)
-    if blob is None or blob.is_file():
+    if blob is None:
+        return None
+    if blob.is_file():
+        if time.monotonic() - _touched.get(blob, -_TOUCH_EVERY) >= _TOUCH_EVERY:
+            with contextlib.suppress(OSError):  # one this user cannot touch still works
+                os.utime(blob)  # in use: no build removes it
+            _touched[blob] = time.monotonic()
         return blob
     with _lock:
         if blob in _asked:
@@ -56,7 +79,10 @@ def snapshot_blob(node: str, flags: tuple[str, ...]) -> Path | None:
 
 
 def blob_path(node: str, flags: tuple[str, ...]) -> Path | None:
-    """``<node and sources>-<flags>.blob`` in SNAPSHOT_DIR (None: no node there)."""
+    """``<node and sources>-<flags>.blob`` in SNAPSHOT_DIR (None: no
+    SNAPSHOT_DIR, or no node there)."""
+    if SNAPSHOT_DIR is None:
+        return None
     try:
         stat = os.stat(node)
     except OSError:

@@ -115,9 +115,9 @@ export function bundle(entry = ENTRY) {
 const HELLO_HEADER = Buffer.from([0x54, 0x48, 0x01, 0x01]); // magic, version, HELLO
 
 /**
- * Builds the blob for `flags` at `out` (see the top of this file), named
- * `BUILT_BY-FLAGS.blob`; then removes the blobs of other builders (another
- * node binary or other sources) and what builds that died left.
+ * Builds the blob for `flags` at `out` (see the top of this file), then
+ * removes the blobs no host has used for a month (a host touches a blob it
+ * uses, host/node_snapshot.py) and what builds that died left.
  */
 export function build(out, flags) {
   fs.mkdirSync(path.dirname(out), { recursive: true });
@@ -145,17 +145,18 @@ export function build(out, flags) {
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
-  prune(path.dirname(out), path.basename(out).split('-')[0]);
+  prune(path.dirname(out));
 }
 
+const UNUSED_MS = 30 * 24 * 3600_000;
 const STALE_BUILD_MS = 3600_000; // a build takes seconds: one this old has died
 
-function prune(dir, builtBy) {
+function prune(dir) {
   for (const name of fs.readdirSync(dir)) {
     const file = path.join(dir, name);
     try {
-      const stale = name.includes('.build-') && Date.now() - fs.statSync(file).mtimeMs > STALE_BUILD_MS;
-      if (stale || (name.endsWith('.blob') && !name.startsWith(`${builtBy}-`))) {
+      const age = Date.now() - fs.statSync(file).mtimeMs;
+      if ((name.includes('.build-') && age > STALE_BUILD_MS) || (name.endsWith('.blob') && age > UNUSED_MS)) {
         fs.rmSync(file, { recursive: true, force: true });
       }
     } catch {

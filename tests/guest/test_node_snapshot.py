@@ -6,6 +6,7 @@ where it cannot be, guests start from main.mjs and runs do not depend on it."""
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import time
 from pathlib import Path
@@ -33,6 +34,7 @@ def snapshots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     where = tmp_path / "snapshots"
     monkeypatch.setattr(node_snapshot, "SNAPSHOT_DIR", where)
     monkeypatch.setattr(node_snapshot, "_asked", set())
+    monkeypatch.setattr(node_snapshot, "_touched", {})
     return where
 
 
@@ -105,10 +107,19 @@ def test_a_build_that_fails_leaves_no_blob(snapshots: Path) -> None:
     assert list(snapshots.iterdir()) == []
 
 
-def test_a_new_build_removes_the_blobs_of_other_builders(snapshots: Path) -> None:
+def test_a_build_removes_the_blobs_no_host_has_used_for_a_month(snapshots: Path) -> None:
     snapshots.mkdir()
-    (snapshots / "0000000000000000-0000000000000000.blob").write_bytes(b"old")
+    unused, recent = snapshots / "unused-0.blob", snapshots / "recent-0.blob"
+    unused.write_bytes(b"old")
+    recent.write_bytes(b"old")
+    month_ago = time.time() - 31 * 24 * 3600
+    os.utime(unused, (month_ago, month_ago))
     node = Interpreters().node_path()
     assert node_snapshot.build(node, node_flags(Limits())).returncode == 0
-    assert [p.name for p in snapshots.iterdir()] == [node_snapshot.blob_path(
-        node, node_flags(Limits())).name]  # type: ignore[union-attr]
+    blob = node_snapshot.blob_path(node, node_flags(Limits()))
+    assert blob is not None
+    assert sorted(p.name for p in snapshots.iterdir()) == sorted([blob.name, recent.name])
+    # A host that uses a blob touches it, so that no build removes it.
+    os.utime(blob, (month_ago, month_ago))
+    assert node_snapshot.snapshot_blob(node, node_flags(Limits())) == blob
+    assert blob.stat().st_mtime > month_ago + 24 * 3600
