@@ -669,7 +669,7 @@ function codeSteps() {
     encodeMessage(TYPES.OUTPUT, { stream: 'stdout', text: 'hello\n' });
   };
   return [
-    codec, codec, codec, // a few times: V8 optimizes what runs more than once
+    ...Array(30).fill(codec), // many times, one a turn: V8 optimizes what runs often
     () => compile('return 1', 'javascript', ['f']),
   ];
 }
