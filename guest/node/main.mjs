@@ -524,8 +524,8 @@ function cancel(reason) {
  * send its DONE (R-CANCEL-4), read in the same turn of the loop as the
  * signal. A SIGTERM with no CANCEL (the program's own, or the host's to a
  * guest that has no run yet) ends the guest as it would have without this
- * handler. A program that computes without
- * yielding runs no handler: the host kills it after the grace.
+ * handler. A program that computes without yielding runs no handler: the
+ * host kills it after the grace.
  */
 function onTerminate() {
   setImmediate(() => {
