@@ -19,6 +19,10 @@ worker after its last process exits). Run it on an otherwise idle machine:
 - ``node -e 0``: a Node.js process that runs nothing (the floor of a fresh
   JavaScript guest), in a guest's environment.
 - ``python -I -S -c pass``: a CPython process that runs nothing, likewise.
+- ``Node guest to HELLO``: the Node guest started from main.mjs, and from
+  its startup snapshot (host/node_snapshot.py), over stdio with no host: it
+  says HELLO, then stops, as its input (/dev/null) is no stream it can read
+  (what a guest costs before its run, against ``node -e 0``).
 """
 
 from __future__ import annotations
@@ -32,6 +36,10 @@ import sys
 import time
 from collections.abc import Callable
 
+from tether.host import node_snapshot
+from tether.host.guests import node_flags
+from tether.host.limits import Limits
+from tether.host.paths import GUEST_DIR
 from tether.host.seccomp import CLONE_NAMESPACES
 
 #: The namespaces a forked run gets (guest/python/zygote.py).
@@ -88,6 +96,24 @@ def measure(name: str, operation: Callable[[], object], count: int) -> None:
           f"| {count / wall:.0f}/s |")
 
 
+def node_guests(node: str, count: int) -> None:
+    flags = node_flags(Limits())
+    blob = node_snapshot.blob_path(node, flags)
+    if blob is not None and not blob.is_file():
+        node_snapshot.build(node, flags)
+    entry = str(GUEST_DIR / "node" / "main.mjs")
+    env = {**GUEST_ENV, "TETHER_TRANSPORT": "stdio"}
+
+    def start(*argv: str) -> None:
+        subprocess.run([node, *flags, *argv], env=env, stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+
+    measure("Node guest to HELLO, from main.mjs", lambda: start(entry), count)
+    if blob is not None and blob.is_file():
+        measure("Node guest to HELLO, from its snapshot",
+                lambda: start("--snapshot-blob", str(blob), "--", entry), count)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--count", type=int, default=200)
@@ -108,6 +134,7 @@ def main() -> None:
     if node is not None:
         measure("node -e 0", lambda: subprocess.run([node, "-e", "0"], env=GUEST_ENV, check=True),
                 count // 4)
+        node_guests(os.path.realpath(node), count // 4)
     del ballast
 
 

@@ -21,6 +21,7 @@ import cbor2
 
 from . import confinement
 from .limits import Limits
+from .node_snapshot import snapshot_blob
 from .paths import GUEST_DIR, PACKAGE_DIR
 
 LANGUAGES = ("python", "javascript", "typescript")
@@ -201,6 +202,7 @@ def guest_command(
     preload, the Node guest runs its own paths once). ``seccomp``: the filter
     it runs under."""
     full_env = guest_env(workdir, env)
+    binds: tuple[str, ...]
     if language == "python":
         argv = [*_python_argv(interpreters, packages), "--cwd", workdir]
         if warm:
@@ -209,20 +211,33 @@ def guest_command(
                 argv += ["--preload", module]
         binds = (packages.python,) if packages.python else ()
     elif language in ("javascript", "typescript"):
-        argv = [interpreters.node_path(), "--disable-warning=ExperimentalWarning"]
-        if limits.memory_bytes is not None:
-            argv.append(f"--max-old-space-size={max(16, limits.memory_bytes // MiB)}")
+        node = interpreters.node_path()
+        flags = node_flags(limits)
+        argv = [node, *flags]
+        binds = ()
+        blob = snapshot_blob(node, flags)
+        if blob is not None:  # main.mjs stays argv[1], as the program sees it either way
+            argv += ["--snapshot-blob", str(blob), "--"]
+            binds = (str(blob.parent),)
         argv += [str(GUEST_DIR / "node" / "main.mjs"), "--cwd", workdir]
         if warm:
             argv.append("--warm")
-        binds = ()
         if packages.node:  # the program's require() looks there last (NODE_PATH)
             full_env["NODE_PATH"] = packages.node
-            binds = (packages.node,)
+            binds += (packages.node,)
     else:
         raise ValueError(f"unsupported language {language!r}; tether runs: {', '.join(LANGUAGES)}")
     return GuestCommand(tuple(argv), full_env, seccomp, landlock=True,
                         confines_itself=language == "python", binds=binds)
+
+
+def node_flags(limits: Limits) -> tuple[str, ...]:
+    """Node's options for a guest under ``limits`` (a startup snapshot is
+    built with the same: V8 refuses one built with other V8 flags)."""
+    flags: tuple[str, ...] = ("--disable-warning=ExperimentalWarning",)
+    if limits.memory_bytes is not None:
+        flags += (f"--max-old-space-size={max(16, limits.memory_bytes // MiB)}",)
+    return flags
 
 
 def _python_argv(interpreters: Interpreters, packages: Packages) -> list[str]:

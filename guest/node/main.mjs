@@ -13,6 +13,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import v8 from 'node:v8';
 import vm from 'node:vm';
 import { createRequire } from 'node:module';
 import {
@@ -61,7 +62,7 @@ class Cancelled extends Error {
 
 // ---- the channel --------------------------------------------------------------------
 
-const nap = new Int32Array(new SharedArrayBuffer(4));
+let nap; // made at the first nap: a startup snapshot cannot hold a SharedArrayBuffer
 
 function writeAll(bytes) {
   let offset = 0;
@@ -72,7 +73,7 @@ function writeAll(bytes) {
       if (err.code !== 'EAGAIN') throw err;
       // The host is draining the socket: a nap this short is about the time it
       // takes to read a full buffer (longer naps slow large results).
-      Atomics.wait(nap, 0, 0, 0.05);
+      Atomics.wait(nap ??= new Int32Array(new SharedArrayBuffer(4)), 0, 0, 0.05);
     }
   }
 }
@@ -521,13 +522,14 @@ function cancel(reason) {
 /**
  * The host follows CANCEL with SIGTERM (R-TERM-2): the guest lives on to
  * send its DONE (R-CANCEL-4), read in the same turn of the loop as the
- * signal. A SIGTERM with no CANCEL (the program's own) ends the guest as
- * it would have without this handler. A program that computes without
- * yielding runs no handler: the host kills it after the grace.
+ * signal. A SIGTERM with no CANCEL (the program's own, or the host's to a
+ * guest that has no run yet) ends the guest as it would have without this
+ * handler. A program that computes without yielding runs no handler: the
+ * host kills it after the grace.
  */
 function onTerminate() {
   setImmediate(() => {
-    if (state.phase !== 'RUNNING') return;
+    if (state.phase !== 'RUNNING' && state.phase !== 'AWAIT_RUN') return;
     process.removeListener('SIGTERM', onTerminate);
     process.kill(process.pid, 'SIGTERM');
   });
@@ -564,6 +566,22 @@ function isParameterName(name) {
   }
 }
 
+/**
+ * What a run needs that its RUN does not say, done as the guest starts, so
+ * that a guest that waits in a pool has done it before its RUN: the signal
+ * handlers, the timers that remember where they were set, the program's
+ * require().
+ */
+function prepare() {
+  process.on('SIGXFSZ', () => {}); // past file_bytes a write fails with EFBIG instead
+  process.on('SIGTERM', onTerminate);
+  watchTimers();
+  programRequire();
+}
+
+let required;
+const programRequire = () => (required ??= createRequire(path.join(process.cwd(), 'program.js')));
+
 function start(run) {
   if (!LANGUAGES.includes(run.language)) {
     throw new ProtocolError(CODES.LANGUAGE_UNSUPPORTED, `cannot run ${run.language}`);
@@ -572,12 +590,9 @@ function start(run) {
   state.run = run;
   state.decoder.maxFrameBytes = run.limits.frame_bytes;
   state.phase = 'RUNNING';
-  process.on('SIGXFSZ', () => {}); // past file_bytes a write fails with EFBIG instead
-  process.on('SIGTERM', onTerminate);
-  watchTimers();
   captureOutput();
   const scope = new Map([
-    ['require', createRequire(path.join(process.cwd(), 'program.js'))],
+    ['require', programRequire()],
     ['BindingError', BindingError],
     ['Cancelled', Cancelled],
   ]);
@@ -591,7 +606,7 @@ function start(run) {
   }
   for (const [name, value] of variables) scope.set(name, fromWire(value));
   const capture = run.variables !== undefined;
-  state.globalsBefore = new Set(Object.getOwnPropertyNames(globalThis));
+  if (capture) state.globalsBefore = new Set(Object.getOwnPropertyNames(globalThis));
   if (capture || run.last_expression) scope.set(REGISTER, (get) => { state.capture = capture ? get : null; });
   process.on('uncaughtException', (err) => finish({ error: describe(err) }));
   process.on('unhandledRejection', (err) => finish({ error: describe(err) }));
@@ -625,6 +640,21 @@ function warmUp(steps = warmSteps()) {
 }
 
 function warmSteps() {
+  return [
+    ...codeSteps(),
+    compileRunPath,
+    warmConsole,
+    warmReads,
+    () => compile('1', 'javascript', [], { lastExpression: true }), // loads the parser
+  ];
+}
+
+/**
+ * The warm-up steps that run only the guest's own code: no stream, socket,
+ * handle or package. Run while a startup snapshot is built, what V8 compiles
+ * for them is in the snapshot.
+ */
+function codeSteps() {
   const limits = { output_bytes: 1 << 20, value_bytes: 1 << 20, frame_bytes: 1 << 24,
     max_depth: 64, max_calls_in_flight: 64, memory_bytes: 1 << 28 };
   const run = encodeMessage(TYPES.RUN, { source: 'return 1', language: 'javascript',
@@ -639,13 +669,31 @@ function warmSteps() {
     encodeMessage(TYPES.OUTPUT, { stream: 'stdout', text: 'hello\n' });
   };
   return [
-    codec, codec, codec, // a few times: V8 optimizes what runs more than once
+    ...Array(30).fill(codec), // many times, one a turn: V8 optimizes what runs often
     () => compile('return 1', 'javascript', ['f']),
-    () => createRequire(path.join(process.cwd(), 'program.js')),
-    warmConsole,
-    warmReads,
-    () => compile('1', 'javascript', [], { lastExpression: true }), // loads the parser
   ];
+}
+
+/**
+ * V8 compiles a function at its first call: the functions of a run's own
+ * path are called here where each returns or throws at its first statement
+ * (there is no run yet), so that the run does not wait for their compiling.
+ */
+function compileRunPath() {
+  const refused = [
+    () => start({ language: '' }), // no such language
+    () => onMessage({ name: 'RESULT' }), // not before RUN
+    () => finishWithValue(null), // no limits yet
+  ];
+  for (const attempt of refused) {
+    try {
+      attempt();
+    } catch {
+      // as expected
+    }
+  }
+  output('stdout', ''); // not running: nothing is sent
+  writeAll(new Uint8Array(0));
 }
 
 /**
@@ -740,6 +788,7 @@ function main() {
   const socket = new net.Socket({ fd: channel.read, readable: true, writable: false, onread: reads(onData) });
   socket.on('end', onEof);
   socket.on('error', onEof);
+  prepare();
   if (args.includes('--warm')) {
     warming = true;
     setImmediate(warmUp);
@@ -755,4 +804,12 @@ function reads(callback) {
   return { buffer, callback: (length) => { callback(Uint8Array.prototype.slice.call(buffer, 0, length)); } };
 }
 
-main();
+// Built into a startup snapshot (snapshot.mjs), the guest starts at main()
+// when the snapshot is deserialized, its modules loaded and its own code
+// compiled.
+if (v8.startupSnapshot.isBuildingSnapshot()) {
+  for (const step of codeSteps()) step();
+  v8.startupSnapshot.setDeserializeMainFunction(main);
+} else {
+  main();
+}

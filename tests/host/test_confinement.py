@@ -255,7 +255,8 @@ def _confined(language: str) -> Any:
     def launch(workdir: str) -> GuestCommand:
         command = plain(workdir)
         argv = confinement.process_argv(command.argv, workdir, bpf, landlock=True,
-                                        confines_itself=command.confines_itself)
+                                        confines_itself=command.confines_itself,
+                                        read=command.binds)
         return GuestCommand(argv, command.env)
 
     return launch
