@@ -13,6 +13,14 @@ worker after its last process exits). Run it on an otherwise idle machine:
   memory it did not have: the least a fresh guest pays to hold a 1 MB string
   it received (the frame it arrived in, and the string), which a reused worker
   has paid once, long ago. The difference from ``fork`` is that cost.
+- ``paused hello``: what W1 with 150 ms between runs costs at least, in a
+  fresh CPython process each time against one reused worker (Monty's pool):
+  a process forked from one that has compiled and run the program once (as
+  a template would) runs it once itself (as a pooled guest rehearses) and
+  waits on a socket; the parent sends it 300 bytes, the child compiles and
+  runs ``print("hi")`` / ``return 42`` (as a function body) and sends 20
+  bytes back; timed from the send to the reply, the parent blocking (no
+  event loop). No codec, no confinement, no output capture.
 - ``clone namespaces``: the same with the namespaces every forked run gets
   (user, PID, mount, network, IPC, UTS).
 - ``clone namespaces, no network``: without the network namespace.
@@ -84,6 +92,65 @@ def fork_and_write(size: int) -> None:
     os.waitpid(pid, 0)
 
 
+W1_SOURCE = 'def program():\n    print("hi")\n    return 42\n'
+
+
+def paused_hello(count: int) -> None:
+    """The ``paused hello`` floors: medians of ``count`` sends, 150 ms apart,
+    to a fresh process each time and to one reused worker, taking turns."""
+    import io
+    import socket
+    import statistics
+
+    def run_once() -> None:
+        namespace: dict[str, object] = {"print": lambda *a: io.StringIO().write(" ".join(a))}
+        exec(compile(W1_SOURCE, "<program>", "exec"), namespace)
+        namespace["program"]()  # type: ignore[operator]
+
+    def serve(sock: socket.socket, runs: int) -> None:
+        run_once()  # rehearsed, as a pooled guest is: its pages are its own
+        for _ in range(runs):
+            sock.recv(4096)
+            run_once()
+            sock.send(b"x" * 20)
+        sock.recv(1)  # exits once the timing is over: no exit runs beside it
+        os._exit(0)
+
+    def forked(runs: int) -> tuple[socket.socket, int]:
+        parent, child = socket.socketpair()
+        pid = os.fork()
+        if pid == 0:
+            parent.close()
+            serve(child, runs)
+        child.close()
+        return parent, pid
+
+    def one(sock: socket.socket) -> float:
+        time.sleep(0.15)
+        start = time.perf_counter()
+        sock.send(b"r" * 300)
+        sock.recv(4096)
+        return time.perf_counter() - start
+
+    run_once()  # the template has run the path once
+    # All forked first: this process then pays no copy-on-write faults of
+    # its own while it times (tether's host forks nothing; its template does).
+    worker, worker_pid = forked(count)
+    waiting = [forked(1) for _ in range(count)]
+    time.sleep(0.5)
+    fresh, reused = [], []
+    for sock, _ in waiting:
+        fresh.append(one(sock))
+        reused.append(one(worker))
+    for sock, pid in [*waiting, (worker, worker_pid)]:
+        sock.send(b"q")  # not a close: later children hold copies of this end
+        sock.close()
+        os.waitpid(pid, 0)
+    for name, times in (("a fresh process each time", fresh), ("one reused worker", reused)):
+        print(f"| paused hello, {name} (send to reply, median of {count}) | "
+              f"{statistics.median(times) * 1e3:.2f} ms | | |")
+
+
 def measure(name: str, operation: Callable[[], object], count: int) -> None:
     operation()  # once, untimed
     cpu, wall = machine_cpu(), time.perf_counter()
@@ -124,6 +191,7 @@ def main() -> None:
     print("| --- | ---: | ---: | ---: |")
     measure("fork", lambda: clone_and_reap(0), count)
     measure("fork, child writes 2 MiB", lambda: fork_and_write(2 * 1024 * 1024), count)
+    paused_hello(max(20, count // 10))
     measure("clone namespaces", lambda: clone_and_reap(RUN_NAMESPACES), count)
     measure("clone namespaces, no network",
             lambda: clone_and_reap(RUN_NAMESPACES & ~CLONE_NEWNET), count)
