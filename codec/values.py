@@ -234,10 +234,14 @@ def _encode_steps(value: Any, plain: bool, step: int, pause: Callable[[], None],
 
 def _flat(values: list[Any]) -> bool:
     """Whether no element of ``values`` (wire values) holds a container."""
-    maps, lists = _of_type(values, dict), _of_type(values, list)
-    return not set(map(type, itertools.chain(
-        itertools.chain.from_iterable(map(dict.values, maps)),
-        itertools.chain.from_iterable(lists)))) & _CONTAINERS
+    children = _children(_of_type(values, dict), _of_type(values, list))
+    return not set(map(type, children)) & _CONTAINERS
+
+
+def _children(maps: list[dict[str, Any]], lists: list[list[Any]]) -> list[Any]:
+    """The values of ``maps`` and the elements of ``lists``: a tree's next level."""
+    return list(itertools.chain(itertools.chain.from_iterable(map(dict.values, maps)),
+                                itertools.chain.from_iterable(lists)))
 
 
 def _length(value: Any) -> int:
@@ -661,9 +665,7 @@ def _checked_plain_levels(value: Any, depth: int) -> bool:
         maps = _of_type(level, dict) if dict in kinds else []
         if maps and not set(map(type, itertools.chain.from_iterable(maps))) <= _KEYS:
             raise _Slow
-        lists = _of_type(level, list) if list in kinds else []
-        level = list(itertools.chain(itertools.chain.from_iterable(map(dict.values, maps)),
-                                     itertools.chain.from_iterable(lists)))
+        level = _children(maps, _of_type(level, list) if list in kinds else [])
         depth -= 1
 
 

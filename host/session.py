@@ -191,7 +191,8 @@ class Session:
 
     async def _until_end(self, child: Child) -> Ending:
         assert self._ending is not None
-        await _first_of(self._ending, child.exited)
+        waiting: set[asyncio.Future[Any]] = {self._ending, child.exited}
+        await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         # The guest exited: whatever it sent is already in the socket buffer.
         assert self._channel is not None and self._reader is not None
         while not self._ending.done():
@@ -319,23 +320,3 @@ class Session:
             wall_time=wall_time, cpu_seconds=self._cpu, calls=self._calls.count,
             bytes_in=self._channel.bytes_in, bytes_out=self._channel.bytes_out,
             exit_code=exit_code))
-
-
-async def _first_of(*futures: asyncio.Future[Any]) -> None:
-    """Until one of ``futures`` is done (asyncio.wait's FIRST_COMPLETED,
-    without the sets it builds)."""
-    if any(future.done() for future in futures):
-        return
-    woken: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-    def wake(_: asyncio.Future[Any]) -> None:
-        if not woken.done():
-            woken.set_result(None)
-
-    for future in futures:
-        future.add_done_callback(wake)
-    try:
-        await woken
-    finally:
-        for future in futures:
-            future.remove_done_callback(wake)

@@ -257,19 +257,16 @@ def test_a_warm_pod_waits_in_the_pool_and_serves_one_run(cluster: Cluster) -> No
     assert len(set(cluster.created)) == len(cluster.created) >= 2
 
 
-def test_a_pod_that_never_becomes_ready_is_deleted(cluster: Cluster) -> None:
-    cluster.never_ready = True
+@pytest.mark.parametrize(("failure", "message"), [
+    ("never_ready", "could not be started"),  # a pod that never becomes ready
+    ("refuse_exec", "exec did not start"),  # an exec that fails
+])
+def test_a_pod_that_cannot_run_the_guest_is_deleted(cluster: Cluster, failure: str,
+                                                     message: str) -> None:
+    setattr(cluster, failure, True)
     [result] = _run_all(cluster, "return 1")
     assert result.status is Status.CRASHED
-    assert result.error is not None and "could not be started" in result.error.message
-    assert len(cluster.deleted) == 1
-
-
-def test_an_exec_that_fails_deletes_its_pod(cluster: Cluster) -> None:
-    cluster.refuse_exec = True
-    [result] = _run_all(cluster, "return 1")
-    assert result.status is Status.CRASHED
-    assert result.error is not None and "exec did not start" in result.error.message
+    assert result.error is not None and message in result.error.message
     assert len(cluster.deleted) == 1
 
 
