@@ -49,7 +49,7 @@ from tether.codec.forkserver import (
     exit_status,
 )
 
-from . import confine, shim
+from . import confine, heap, shim
 from .channel import CHANNEL_FD
 
 #: The control socket moves off fd 3 (each guest's channel) to the lowest free
@@ -255,6 +255,7 @@ def _become_guest(fds: list[int], workdir: str, confinement: confine.Confinement
         os.environ[name] = workdir
     if rehearse:  # again: the pages a run writes are copied now, while it waits for RUN
         shim.rehearse()
+        heap.prepare()
     shim.main(workdir)  # asyncio is loaded, but only a program that uses it makes a loop
     os._exit(0)
 
