@@ -48,9 +48,12 @@ from .values import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_VALUE_BYTES,
     ENVELOPE_ITEMS,
+    Payload,
+    PayloadParts,
     decode_payload,
     decode_payload_in_steps,
     encode_payload,
+    payload_size,
     value_items,
 )
 
@@ -189,15 +192,17 @@ class Connection:
 
     # -- sending -----------------------------------------------------------
 
-    def send(self, message: Message, payload: bytes | None = None) -> bytes:
+    def send(self, message: Message, payload: Payload | None = None) -> bytes:
         """Check ``message`` against the state table and encode it.
 
         ``payload``, when given, is ``encode_payload(message.to_wire())``
-        already computed by the caller (to size a large value once)."""
+        (or its parts) already computed by the caller (to size a large value
+        once)."""
         header, payload = self.send_parts(message, payload)
-        return header + payload
+        return header + (payload.joined() if isinstance(payload, PayloadParts) else payload)
 
-    def send_parts(self, message: Message, payload: bytes | None = None) -> tuple[bytes, bytes]:
+    def send_parts(self, message: Message, payload: Payload | None = None
+                   ) -> tuple[bytes, Payload]:
         """As :meth:`send`, but the frame's header and payload apart, to be
         written one after the other (a large payload is then not copied)."""
         if self._failure is not None and not isinstance(message, Error):
@@ -207,7 +212,7 @@ class Connection:
         self._transition(message, self.role, LocalProtocolError)
         if payload is None:
             payload = encode_payload(message.to_wire())
-        return frame_header(message.TYPE, len(payload)), payload
+        return frame_header(message.TYPE, payload_size(payload)), payload
 
     def _transition(
         self, message: Message, sender: Role, error: type[ProtocolError]

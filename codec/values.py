@@ -27,6 +27,7 @@ import operator
 import re
 import struct
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Final, NamedTuple, NoReturn, TypeAlias
 
 import cbor2
@@ -41,6 +42,34 @@ Value: TypeAlias = (
 #: What payloads arrive in: a frame decoder hands a large one over in the
 #: buffer it was received in.
 Buffer: TypeAlias = bytes | bytearray | memoryview
+
+#: A text or byte string of this many bytes or more is a piece of its own
+#: in :func:`encode_payload_parts`: written where it is, not copied.
+PART_BYTES: Final = 64 * 1024
+#: The data items :func:`encode_payload_parts` looks through for one.
+PARTS_SEARCH_ITEMS: Final = 64
+
+
+@dataclass(frozen=True, slots=True)
+class PayloadParts:
+    """An encoded payload as pieces written one after the other, the same
+    bytes as :func:`encode_payload`'s: the contents of each long string are
+    a piece of their own. ``size``: the payload's length in bytes."""
+
+    parts: tuple[bytes, ...]
+    size: int
+
+    def joined(self) -> bytes:
+        return b"".join(self.parts)
+
+
+#: An encoded payload, whole or in pieces.
+Payload: TypeAlias = bytes | PayloadParts
+
+
+def payload_size(payload: Payload) -> int:
+    return payload.size if isinstance(payload, PayloadParts) else len(payload)
+
 
 #: Nesting depth: containers within containers, the payload's own map counted (spec §10).
 DEFAULT_MAX_DEPTH: Final = 64
@@ -82,15 +111,18 @@ class Excess(NamedTuple):
     amount: int
 
 
-def value_excess(payload: bytes, value_bytes: int, *, envelope_bytes: int,
+def value_excess(payload: Payload, value_bytes: int, *, envelope_bytes: int,
                  envelope_items: int) -> Excess | None:
     """How the value encoded in ``payload`` exceeds ``value_bytes``, or None:
     the value is ``payload`` less ``envelope_bytes`` of envelope, holding
     ``envelope_items`` data items (2 for ``{"value": v}``, 7 bytes)."""
-    size = len(payload) - envelope_bytes
+    size = payload_size(payload) - envelope_bytes
     if size > value_bytes:
         return Excess("bytes", size)
-    if exceeds_value_items(payload, value_bytes, envelope_items):
+    # Parts hold at most PARTS_SEARCH_ITEMS items, and a long string that
+    # fits means value_bytes allows thousands.
+    if not isinstance(payload, PayloadParts) and \
+            exceeds_value_items(payload, value_bytes, envelope_items):
         return Excess("items", value_items(value_bytes))
     return None
 
@@ -169,6 +201,62 @@ def encode_payload_in_steps(item: Mapping[str, Any], *, plain: bool, step_items:
     return b"".join(parts)
 
 
+def encode_payload_parts(item: Mapping[str, Any], *, plain: bool) -> Payload:
+    """:func:`encode_payload` (with ``plain`` known, from :func:`to_wire_plain`),
+    in parts when ``item`` holds a text or byte string of :data:`PART_BYTES`
+    or more among at most :data:`PARTS_SEARCH_ITEMS` data items (a document
+    a binding returns): its contents are a part of their own (a byte
+    string's the very object), so a large value is not copied into a fresh
+    buffer beside the rest of the frame."""
+    if not _long_string_within(item):
+        return _dumps(item, plain)
+    parts: list[bytes] = []
+    pending = bytearray()
+    _encode_apart(item, plain, pending, parts)
+    if pending:
+        parts.append(bytes(pending))
+    return PayloadParts(tuple(parts), sum(map(len, parts)))
+
+
+def _long_string_within(value: Any) -> bool:
+    stack = [value]
+    seen = found = 0
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict or kind is list:
+            seen += len(item)
+            if seen > PARTS_SEARCH_ITEMS:
+                return False
+            stack.extend(item.values() if kind is dict else item)
+        elif (kind is str or kind is bytes) and len(item) >= PART_BYTES:
+            found = True
+    return bool(found)
+
+
+def _encode_apart(value: Any, plain: bool, pending: bytearray, parts: list[bytes]) -> None:
+    """Preferred serialization is made of its parts' encodings: a container's
+    head, then its elements' (maps in their order)."""
+    kind = type(value)
+    if kind is dict:
+        pending += _head_bytes(5, len(value))
+        for key, item in value.items():
+            pending += _dumps(key, True)
+            _encode_apart(item, plain, pending, parts)
+    elif kind is list:
+        pending += _head_bytes(4, len(value))
+        for item in value:
+            _encode_apart(item, plain, pending, parts)
+    elif (kind is str or kind is bytes) and len(value) >= PART_BYTES:
+        data = value.encode() if kind is str else value
+        pending += _head_bytes(3 if kind is str else 2, len(data))
+        parts.append(bytes(pending))
+        pending.clear()
+        parts.append(data)
+    else:
+        pending += _dumps(value, plain)
+
+
 def holds_more_items(value: Any, budget: int) -> bool:
     """Whether ``value`` (a wire value, or a Python value before
     :func:`to_wire`) holds more than ``budget`` items, looking at no more:
@@ -194,7 +282,7 @@ def _encode_steps(value: Any, plain: bool, step: int, pause: Callable[[], None],
         parts.append(_dumps(value, plain))
         return
     pairs = type(value) is dict
-    parts.append(_container_head(5 if pairs else 4, len(value)))
+    parts.append(_head_bytes(5 if pairs else 4, len(value)))
     elements = list(value.items()) if pairs else value
     inner = [element[1] for element in elements] if pairs else elements
     start = 0
@@ -205,7 +293,7 @@ def _encode_steps(value: Any, plain: bool, step: int, pause: Callable[[], None],
             pause()
             group = elements[start:end]
             encoded = _dumps(dict(group) if pairs else group, plain)
-            parts.append(encoded[len(_container_head(5 if pairs else 4, len(group))):])
+            parts.append(encoded[len(_head_bytes(5 if pairs else 4, len(group))):])
         start = end
 
     size, unit = 0, 2 if pairs else 1
@@ -511,14 +599,15 @@ def _walk(payload: Buffer, pos: int, limit: int) -> tuple[int, int]:
     return count, pos
 
 
-def _container_head(major: int, length: int) -> bytes:
-    """The preferred head of an array (4) or map (5) of ``length``."""
+def _head_bytes(major: int, length: int) -> bytes:
+    """The preferred head of an item of major type ``major`` (a string's,
+    an array's, a map's) and ``length``."""
     if length < 24:
         return bytes([major << 5 | length])
     for info, width in ((24, 1), (25, 2), (26, 4), (27, 8)):
         if length < 1 << (8 * width):
             return bytes([major << 5 | info]) + length.to_bytes(width, "big")
-    raise _malformed(f"a container of {length} items")
+    raise _malformed(f"a length of {length}")
 
 
 def _no_pause() -> None:
@@ -544,7 +633,7 @@ def _decode_steps(payload: Buffer, pos: int, depth: int, step: int,
     def flush() -> None:
         if not group_items:
             return
-        wrapper = _container_head(major, group_items) + payload[group_start:position]
+        wrapper = _head_bytes(major, group_items) + payload[group_start:position]
         pause()
         decoded = decode_payload(wrapper, depth)  # the wrapper stands where the container is
         if not pairs:

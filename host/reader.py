@@ -26,7 +26,16 @@ import time
 from collections.abc import Callable
 from typing import Final
 
-from tether.codec import NEED_DATA, Connection, Event, Message, NeedData, ProtocolError
+from tether.codec import (
+    NEED_DATA,
+    Connection,
+    Event,
+    Message,
+    NeedData,
+    Payload,
+    PayloadParts,
+    ProtocolError,
+)
 
 from . import threads
 from .channel import Channel
@@ -73,14 +82,14 @@ class Reader:
         self._on_event = on_event
         self._on_error = on_error
         self._finished = finished
-        self._held: list[tuple[Message, bytes | None]] = []
+        self._held: list[tuple[Message, Payload | None]] = []
         self._loop = asyncio.get_running_loop()
         self.busy = False  # a frame is being decoded in the decoding thread
         self._later = False  # the rest of the backlog waits for the next turn
         self._quiet = asyncio.Event()  # nothing buffered is left to process
         self._quiet.set()
 
-    def send(self, message: Message, payload: bytes | None = None) -> None:
+    def send(self, message: Message, payload: Payload | None = None) -> None:
         """Send ``message`` (``payload``: its encoded envelope, when known),
         once the connection is back from the decoding thread; one the
         connection refuses (a RESULT racing the end of the run) says nothing."""
@@ -91,7 +100,10 @@ class Reader:
             header, payload = self._conn.send_parts(message, payload)
         except ProtocolError:
             return
-        self._channel.write(header, payload)
+        if isinstance(payload, PayloadParts):
+            self._channel.write(header, *payload.parts)
+        else:
+            self._channel.write(header, payload)
 
     def feed(self, data: bytes) -> None:
         self._conn.receive_data(data)

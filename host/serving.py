@@ -24,11 +24,14 @@ from tether.codec import (
     Connection,
     ErrorCode,
     Message,
+    Payload,
     Result,
     ValueModelError,
     encode_payload,
     encode_payload_in_steps,
+    encode_payload_parts,
     holds_more_items,
+    payload_size,
     to_wire_plain,
     value_excess,
 )
@@ -69,7 +72,7 @@ class BindingCalls:
         limits: Limits,
         conn: Connection,
         *,
-        send: Callable[[Message, bytes | None], None],
+        send: Callable[[Message, Payload | None], None],
         finish: Callable[[Ending], None],
         checkpoint: Checkpointer,
         clock: Clock,
@@ -208,7 +211,7 @@ class BindingCalls:
             self._observer.call_ended(call, result)
         self._send(result, payload)
 
-    async def _outcome(self, call: Call, binding: HostBinding) -> tuple[Result, bytes | None]:
+    async def _outcome(self, call: Call, binding: HostBinding) -> tuple[Result, Payload | None]:
         args, kwargs = call.args, call.kwargs
         limits = self._limits
         if binding.approval is not None:
@@ -246,7 +249,7 @@ class BindingCalls:
 
 
 def result_for(call: Call, value: Any, limits: Limits, *,
-               in_steps: bool = False) -> tuple[Result, bytes | None]:
+               in_steps: bool = False) -> tuple[Result, Payload | None]:
     """The RESULT for a binding's return value, and its payload when it is
     a value (encoded once: to size it and to send it; ``in_steps`` in
     the decoding thread, handing the interpreter over between steps)."""
@@ -262,16 +265,17 @@ def result_for(call: Call, value: Any, limits: Limits, *,
             f"{call.name}() returned a value that cannot be converted: "
             f"{type(exc).__name__}: {exc}")), None
     result = Result(id=call.id, value=wire)
+    payload: Payload
     if in_steps:
         payload = encode_payload_in_steps(result.to_wire(), plain=plain,
                                           between_steps=between_steps)
     else:
-        payload = encode_payload(result.to_wire(), plain=plain)
+        payload = encode_payload_parts(result.to_wire(), plain=plain)
     value_bytes = limits.value_bytes
     # The envelope is RESULT's with a null, less the null (sized only when
     # the value may not fit); its items: the map, id, its key, "value".
     envelope = len(encode_payload(Result(id=call.id).to_wire())) - 1 \
-        if len(payload) > value_bytes else 0
+        if payload_size(payload) > value_bytes else 0
     excess = value_excess(payload, value_bytes, envelope_bytes=envelope, envelope_items=4)
     if excess is not None and excess.kind == "bytes":
         return Result(id=call.id, error=CallError(

@@ -28,6 +28,7 @@ from tether.codec import (
     Hello,
     Message,
     Output,
+    Payload,
     RemoteProtocolError,
     State,
 )
@@ -307,7 +308,7 @@ class Session:
                                                           self.language),
                            variables_problem=problem)
 
-    def _send(self, message: Message, payload: bytes | None = None) -> None:
+    def _send(self, message: Message, payload: Payload | None = None) -> None:
         if self._reader is not None and (not self._finished
                                          or isinstance(message, Cancel | Error)):
             self._reader.send(message, payload)

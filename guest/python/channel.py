@@ -17,6 +17,8 @@ from tether.codec import (
     Connection,
     Error,
     Output,
+    Payload,
+    PayloadParts,
     ProtocolError,
     Role,
     RunLimits,
@@ -87,13 +89,16 @@ class Channel:
         if not got:
             self.conn.receive_eof()
 
-    def send(self, message: Any, payload: bytes | None = None) -> None:
+    def send(self, message: Any, payload: Payload | None = None) -> None:
         with self._lock:
             header, payload = self.conn.send_parts(message, payload)
-            if self.sock is not None and len(payload) < WRITE_APART:
+            if isinstance(payload, PayloadParts):
+                parts = [memoryview(header), *(memoryview(part) for part in payload.parts)]
+            elif self.sock is not None and len(payload) < WRITE_APART:
                 self.sock.sendall(header + payload)
                 return
-            parts = [memoryview(header), memoryview(payload)]
+            else:
+                parts = [memoryview(header), memoryview(payload)]
             while parts:  # a large payload goes out without a copy behind its header
                 sent = self.sock.sendmsg(parts) if self.sock is not None else \
                     os.writev(self.write_fd, parts)

@@ -26,6 +26,7 @@ from tether.codec import (
     Done,
     ErrorCode,
     Hello,
+    Payload,
     ProgramError,
     ProtocolError,
     Result,
@@ -37,6 +38,8 @@ from tether.codec import (
     ValueModelError,
     count_items,
     encode_payload,
+    encode_payload_parts,
+    payload_size,
     to_wire_plain,
     value_excess,
     value_items,
@@ -137,7 +140,7 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
         _send_done(channel, run, Done(error=ProgramError(
             type="TypeError", message=f"return value {exc}")), namespace)
         return
-    payload = encode_payload({"value": wire}, plain=plain)  # once: for the size and to send
+    payload = encode_payload_parts({"value": wire}, plain=plain)  # once: to size and to send
     excess = value_excess(payload, run.limits.value_bytes, envelope_bytes=DONE_ENVELOPE,
                           envelope_items=2)
     problem = None
@@ -153,7 +156,7 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
     if run.variables is None:
         channel.send(Done(value=wire), payload)
         return
-    _send_done(channel, run, Done(value=wire), namespace, len(payload))
+    _send_done(channel, run, Done(value=wire), namespace, payload_size(payload))
 
 
 def _send_done(channel: Channel, run: Run, done: Done, namespace: dict[str, Any],
@@ -252,7 +255,7 @@ class _Rehearsal:
         self.host = Connection(Role.HOST)
         self.seen: list[Any] = []  # what the host received
 
-    def send(self, message: Any, payload: bytes | None = None) -> None:
+    def send(self, message: Any, payload: Payload | None = None) -> None:
         self.host.receive_data(self.conn.send(message, payload))
         while (event := self.host.next_event()) is not NEED_DATA:
             self.seen.append(event)
