@@ -39,6 +39,67 @@ def available() -> CgroupSupport:
     return CgroupSupport(None, "no writable cgroup memory and pids controllers")
 
 
+def _write(path: Path, text: str) -> None:
+    """A control file written in one write(2) (no buffering: a file of the
+    cgroup filesystem is written as one value)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def _read(path: Path) -> str:
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 64 * 1024):
+            chunks.append(chunk)
+        return b"".join(chunks).decode()
+    finally:
+        os.close(fd)
+
+
+def group_name(guest_pid: int) -> str:
+    """A run's group is named after the host process that made it (which
+    removes it), then the guest's pid."""
+    return f"{os.getpid()}-{guest_pid}-{os.urandom(4).hex()}"
+
+
+@cache
+def sweep_orphans() -> int:
+    """Remove the empty groups of hosts that are gone (a host killed with
+    SIGKILL cannot remove its runs' groups; its runs' processes died with
+    it). Once per process, before its first group. Returns how many."""
+    support = available()
+    if support.version is None:
+        return 0
+    parents = {ROOT / PARENT} if support.version == 2 else \
+        {ROOT / c / PARENT for c in ("memory", "pids")}
+    removed = 0
+    for parent in parents:
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(parent):
+                if entry.is_dir(follow_symlinks=False) and not _owner_alive(entry.name):
+                    with contextlib.suppress(OSError):  # not empty, or gone already
+                        os.rmdir(entry.path)
+                        removed += 1
+    return removed
+
+
+def _owner_alive(name: str) -> bool:
+    try:
+        pid = int(name.split("-", 1)[0])
+        os.kill(pid, 0)
+    except ValueError:
+        return True  # not a name of ours: left alone
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
 class RunCgroup:
     """One run's group(s). Create, :meth:`add` processes, read, :meth:`remove`."""
 
@@ -46,12 +107,13 @@ class RunCgroup:
         support = available()
         if support.version is None:
             raise OSError(support.detail)
+        sweep_orphans()
         self.version = support.version
         if self.version == 2:
             parent = ROOT / PARENT
             parent.mkdir(exist_ok=True)
             with contextlib.suppress(OSError):
-                (parent / "cgroup.subtree_control").write_text("+memory +pids")
+                _write(parent / "cgroup.subtree_control", "+memory +pids")
             self.dirs = {"memory": parent / name, "pids": parent / name}
         else:
             self.dirs = {c: ROOT / c / PARENT / name for c in ("memory", "pids")}
@@ -72,17 +134,17 @@ class RunCgroup:
         """Apply a run's limits (a warm guest's group gets them at its run)."""
         if memory_bytes is not None:
             limit = "memory.max" if self.version == 2 else "memory.limit_in_bytes"
-            (self.dirs["memory"] / limit).write_text(str(memory_bytes))
+            _write(self.dirs["memory"] / limit, str(memory_bytes))
             with contextlib.suppress(OSError):  # no swapping around the ceiling
                 swap = "memory.swap.max" if self.version == 2 else "memory.memsw.limit_in_bytes"
-                (self.dirs["memory"] / swap).write_text("0" if self.version == 2
+                _write(self.dirs["memory"] / swap, "0" if self.version == 2
                                                         else str(memory_bytes))
         if processes is not None:
-            (self.dirs["pids"] / "pids.max").write_text(str(processes))
+            _write(self.dirs["pids"] / "pids.max", str(processes))
 
     def add(self, pid: int) -> None:
         for directory in set(self.dirs.values()):
-            (directory / "cgroup.procs").write_text(str(pid))
+            _write(directory / "cgroup.procs", str(pid))
 
     def peak_memory(self) -> int | None:
         try:
@@ -100,7 +162,7 @@ class RunCgroup:
         """Whether the memory ceiling was hit hard enough to kill."""
         name = "memory.events" if self.version == 2 else "memory.oom_control"
         try:
-            lines = (self.dirs["memory"] / name).read_text().splitlines()
+            lines = _read(self.dirs["memory"] / name).splitlines()
         except OSError:
             return False
         counts = dict(line.split(maxsplit=1) for line in lines if " " in line)
@@ -112,20 +174,20 @@ class RunCgroup:
             return True
         if self.version == 2:
             try:
-                lines = (self.dirs["memory"] / "memory.events").read_text().splitlines()
+                lines = _read(self.dirs["memory"] / "memory.events").splitlines()
             except OSError:
                 return False
             counts = dict(line.split(maxsplit=1) for line in lines if " " in line)
             return counts.get("max", "0").strip() not in ("0", "")
         try:
-            return int((self.dirs["memory"] / "memory.failcnt").read_text()) > 0
+            return int(_read(self.dirs["memory"] / "memory.failcnt")) > 0
         except (OSError, ValueError):
             return False
 
     def members(self) -> list[int]:
         """The processes in the group now (as the host sees their pids)."""
         try:
-            return [int(pid) for pid in (self.dirs["pids"] / "cgroup.procs").read_text().split()]
+            return [int(pid) for pid in _read(self.dirs["pids"] / "cgroup.procs").split()]
         except (OSError, ValueError):
             return []
 

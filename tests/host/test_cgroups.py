@@ -1,0 +1,49 @@
+"""Per-run control groups left by a host that was killed are removed by the
+next host on the machine; a live host's are not touched."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tether.host import cgroups
+
+pytestmark = pytest.mark.skipif(cgroups.available().version is None,
+                                reason=cgroups.available().detail)
+
+#: A host of its own: its first group sweeps what dead hosts left.
+SWEEPS = """
+from tether.host import cgroups
+print(cgroups.sweep_orphans())
+"""
+
+
+def _parents() -> list[str]:
+    if cgroups.available().version == 2:
+        return [str(cgroups.ROOT / cgroups.PARENT)]
+    return [str(cgroups.ROOT / c / cgroups.PARENT) for c in ("memory", "pids")]
+
+
+def test_a_killed_hosts_groups_are_swept_and_a_live_ones_kept() -> None:
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # its pid names a host that is no more
+    orphan = f"{gone.pid}-1-{os.urandom(4).hex()}"
+    alive = cgroups.group_name(1)  # this process's own
+    for parent in _parents():
+        os.makedirs(os.path.join(parent, orphan))
+        os.makedirs(os.path.join(parent, alive))
+    try:
+        done = subprocess.run([sys.executable, "-c", SWEEPS], capture_output=True,
+                              text=True, timeout=60, check=True)
+        assert int(done.stdout) >= len(_parents())
+        for parent in _parents():
+            assert not os.path.exists(os.path.join(parent, orphan))
+            assert os.path.isdir(os.path.join(parent, alive))
+    finally:
+        for parent in _parents():
+            for name in (orphan, alive):
+                if os.path.isdir(os.path.join(parent, name)):
+                    os.rmdir(os.path.join(parent, name))
