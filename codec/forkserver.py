@@ -20,7 +20,7 @@ import os
 import signal
 import struct
 
-REQUEST = struct.Struct("<IQ?")
+REQUEST = struct.Struct("<IQ??")
 REPLY = struct.Struct("<cIi")
 #: Descriptors a request carries.
 REQUEST_FDS = 3
@@ -42,16 +42,17 @@ def exit_status(status: os.waitid_result) -> int:
 
 
 def encode_request(token: int, disk_bytes: int | None, workdir: str, *,
-                   rehearse: bool = True) -> bytes:
-    return REQUEST.pack(token, disk_bytes or 0, rehearse) + workdir.encode()
+                   rehearse: bool = True, heap: bool = False) -> bytes:
+    return REQUEST.pack(token, disk_bytes or 0, rehearse, heap) + workdir.encode()
 
 
-def decode_request(message: bytes) -> tuple[int, int, bool, str] | None:
-    """(token, disk_bytes, rehearse, workdir), or None when ``message`` is too short."""
+def decode_request(message: bytes) -> tuple[int, int, bool, bool, str] | None:
+    """(token, disk_bytes, rehearse, heap, workdir), or None when ``message``
+    is too short."""
     if len(message) <= REQUEST.size:
         return None
-    token, disk_bytes, rehearse = REQUEST.unpack_from(message)
-    return token, disk_bytes, rehearse, message[REQUEST.size:].decode()
+    token, disk_bytes, rehearse, heap = REQUEST.unpack_from(message)
+    return token, disk_bytes, rehearse, heap, message[REQUEST.size:].decode()
 
 
 def encode_reply(kind: bytes, token: int, value: int) -> bytes:

@@ -34,6 +34,9 @@ from .zygote import Zygote, ZygoteError
 START_TIMEOUT = 30.0
 #: Forks that fail in a row before Python guests are started as new interpreters.
 FORK_ATTEMPTS = 3
+#: Runs at least this far apart leave a waiting guest time to make its heap
+#: ready (guest/python/heap.py); closer ones would wait for guests doing it.
+PACED_SECONDS = 0.05
 
 logger = logging.getLogger("tether")
 
@@ -74,9 +77,10 @@ class Starter(Protocol):
     @property
     def starts_on_demand(self) -> bool: ...
 
-    async def start(self, *, ahead: bool = True) -> StartedGuest:
+    async def start(self, *, ahead: bool = True, paced: bool = False) -> StartedGuest:
         """A ready guest. ``ahead``: it will wait in the pool; else a run is
-        waiting for it, and it is made ready the quickest way."""
+        waiting for it, and it is made ready the quickest way. ``paced``:
+        runs come far apart, so a waiting guest has time for more."""
 
     async def start_cold(self, limits: Limits) -> StartedGuest:
         """A guest for a run that found none ready (its HELLO still to come)."""
@@ -103,7 +107,7 @@ class SpawnStarter:
         self._limits = limits
         self._profile = profile
 
-    async def start(self, *, ahead: bool = True) -> StartedGuest:
+    async def start(self, *, ahead: bool = True, paced: bool = False) -> StartedGuest:
         workdir = new_workdir()
         try:
             launched = await launch(self._command_for(workdir, True), workdir, self._profile,
@@ -145,14 +149,15 @@ class ForkStarter:
     def starts_on_demand(self) -> bool:
         return self._failures < FORK_ATTEMPTS
 
-    async def start(self, *, ahead: bool = True) -> StartedGuest:
+    async def start(self, *, ahead: bool = True, paced: bool = False) -> StartedGuest:
         if not self.starts_on_demand:
-            return await self._fallback.start(ahead=ahead)
+            return await self._fallback.start(ahead=ahead, paced=paced)
         workdir = None if self._private else new_workdir()
         try:
             try:
                 launched = await self._zygote.fork(workdir, self._limits.raw_output_bytes,
-                                                   self._limits.disk_bytes, rehearse=ahead)
+                                                   self._limits.disk_bytes, rehearse=ahead,
+                                                   heap=ahead and paced)
             except BaseException:
                 if workdir is not None:
                     remove_tree(workdir)
@@ -195,7 +200,7 @@ class LauncherStarter:
         self._language = language
         self._limits = limits
 
-    async def start(self, *, ahead: bool = True) -> StartedGuest:
+    async def start(self, *, ahead: bool = True, paced: bool = False) -> StartedGuest:
         launched = await self._start(self._limits, warm=True)
         return await until_hello(launched, None, conn=remote_connection(launched))
 
@@ -269,6 +274,7 @@ class GuestPool:
         self._last_run = 0.0  # loop time
         self._closed = False
         self._target = config.size  # what refill keeps ready: grows with demand
+        self._paced = False  # the last two runs came PACED_SECONDS apart or more
 
     async def acquire(self) -> StartedGuest | None:
         """A ready guest; when none is, a new one if the starter starts on demand,
@@ -282,6 +288,7 @@ class GuestPool:
             else:
                 guest = candidate
         busy = self._idle is not None  # not the first run since the pool was let go
+        self._paced = busy and asyncio.get_running_loop().time() - self._last_run >= PACED_SECONDS
         self._touch()
         if guest is None and busy and self._target:  # a run waits: keep one more ready
             self._target = min(self._target + 1, max(self._config.max_size, self._config.size))
@@ -328,7 +335,7 @@ class GuestPool:
 
     async def _start_one(self) -> None:
         try:
-            guest = await self._starter.start()
+            guest = await self._starter.start(paced=self._paced)
         except GuestStartError:
             return  # the next run starts cold and shows the real error
         finally:

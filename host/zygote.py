@@ -148,14 +148,17 @@ class Zygote:
         self._launched.kill()
 
     async def fork(self, workdir: str | None, raw_output_bytes: int,
-                   disk_bytes: int | None, *, rehearse: bool = True) -> GuestProcess:
+                   disk_bytes: int | None, *, rehearse: bool = True,
+                   heap: bool = False) -> GuestProcess:
         """A new guest: forked, not yet said HELLO. ``workdir`` is the host
         directory of a ``process``-profile run; under ``namespaces`` the run
         gets a private tmpfs at the template's work directory instead, and
         private tmpfs mounts of at most ``disk_bytes`` are all it can write.
         ``rehearse``: the guest takes a run's path once before its HELLO,
         which makes it quicker to a RUN that comes later and slower to its
-        HELLO (for a guest that will wait, not one a run waits for)."""
+        HELLO (for a guest that will wait, not one a run waits for);
+        ``heap``: it also makes its heap ready for a large value (for a
+        guest that will wait long)."""
         launched = await self._ensure_started()
         self._next_token = (self._next_token + 1) & 0xFFFFFFFF
         token = self._next_token
@@ -169,7 +172,7 @@ class Zygote:
         self._exits[token] = exited
         try:
             request = encode_request(token, disk_bytes, workdir or self._workdir or "",
-                                     rehearse=rehearse)
+                                     rehearse=rehearse, heap=heap)
             socket.send_fds(launched.child.channel, [request],
                             [guest_end.fileno(), out_w, err_w])
         except OSError as exc:

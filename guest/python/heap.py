@@ -1,10 +1,11 @@
-"""A forked guest that will wait in the pool makes its heap ready for a
-large value.
+"""A forked guest that will wait in the pool, while runs come far apart,
+makes its heap ready for a large value.
 
 A process that has never run anything pays a page fault for every page it
 first writes, and a large value costs the guest two copies in fresh pages
 (the frame it arrives in, and the decoded string or bytes). A guest that
-will wait for its RUN writes :data:`HEAP_BYTES` of heap before its HELLO
+will wait for its RUN (the fork request says so: host/pool.py decides)
+writes :data:`HEAP_BYTES` of heap before its HELLO
 and keeps it: glibc then serves allocations below :data:`MMAP_BYTES` from
 the heap, and keeps up to twice that free at the heap's top instead of
 handing it back. Like the rehearsal's pages, these are written before the

@@ -127,10 +127,11 @@ class _Template:
             request = decode_request(message)
             if request is None or len(fds) != REQUEST_FDS:
                 raise OSError(0, "malformed request")
-            token, disk_bytes, rehearse, workdir = request
+            token, disk_bytes, rehearse, prepare_heap, workdir = request
             keep = (self.control.fileno(), self.wake_r, self.wake_w)
             pid = self.running[token] = _fork_guest(fds, workdir, disk_bytes, self.isolate,
                                                     template_fds=keep, rehearse=rehearse,
+                                                    prepare_heap=prepare_heap,
                                                     confinement=self.confinement)
             pidfd = os.pidfd_open(pid)
             try:  # the host learns the pid as it sees it from the pidfd
@@ -160,7 +161,7 @@ class _Template:
 
 
 def _fork_guest(fds: list[int], workdir: str, disk_bytes: int, isolate: bool, *,
-                template_fds: tuple[int, ...], rehearse: bool,
+                template_fds: tuple[int, ...], rehearse: bool, prepare_heap: bool,
                 confinement: confine.Confinement) -> int:
     """Fork the run's first process: the guest itself (``process``), or the init
     of the run's new namespaces, which forks the guest (``namespaces``)."""
@@ -179,14 +180,14 @@ def _fork_guest(fds: list[int], workdir: str, disk_bytes: int, isolate: bool, *,
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         if not isolate:
             _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-            _become_guest(fds, workdir, confinement, rehearse)
+            _become_guest(fds, workdir, confinement, rehearse, prepare_heap)
         _map_ids()
         _private_mounts(workdir, disk_bytes)
         guest = os.fork()
         if guest == 0:
             os.setsid()
             _drop_capabilities()
-            _become_guest(fds, workdir, confinement, rehearse)
+            _become_guest(fds, workdir, confinement, rehearse, prepare_heap)
         _serve_as_init(guest, fds)
     except BaseException as exc:  # nothing may return into the template's loop
         with contextlib.suppress(Exception):
@@ -242,7 +243,7 @@ def _map_ids() -> None:
 
 
 def _become_guest(fds: list[int], workdir: str, confinement: confine.Confinement,
-                  rehearse: bool) -> NoReturn:
+                  rehearse: bool, prepare_heap: bool) -> NoReturn:
     channel, stdout, stderr = fds
     os.dup2(channel, CHANNEL_FD)
     os.dup2(stdout, 1)
@@ -255,6 +256,7 @@ def _become_guest(fds: list[int], workdir: str, confinement: confine.Confinement
         os.environ[name] = workdir
     if rehearse:  # again: the pages a run writes are copied now, while it waits for RUN
         shim.rehearse()
+    if prepare_heap:
         heap.prepare()
     shim.main(workdir)  # asyncio is loaded, but only a program that uses it makes a loop
     os._exit(0)

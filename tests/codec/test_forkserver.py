@@ -19,11 +19,11 @@ from tether.codec.forkserver import (
 
 
 @given(st.integers(0, 2**32 - 1), st.none() | st.integers(1, 2**63), st.booleans(),
-       st.text(min_size=1))
-def test_a_request_round_trips(token: int, disk_bytes: int | None, rehearse: bool,
+       st.booleans(), st.text(min_size=1))
+def test_a_request_round_trips(token: int, disk_bytes: int | None, rehearse: bool, heap: bool,
                                workdir: str) -> None:
-    assert decode_request(encode_request(token, disk_bytes, workdir, rehearse=rehearse)) == \
-        (token, disk_bytes or 0, rehearse, workdir)
+    request = encode_request(token, disk_bytes, workdir, rehearse=rehearse, heap=heap)
+    assert decode_request(request) == (token, disk_bytes or 0, rehearse, heap, workdir)
 
 
 @given(st.sampled_from([FORKED, FAILED, EXITED]), st.integers(0, 2**32 - 1),
