@@ -119,8 +119,8 @@ def value_excess(payload: Payload, value_bytes: int, *, envelope_bytes: int,
     size = payload_size(payload) - envelope_bytes
     if size > value_bytes:
         return Excess("bytes", size)
-    # Parts hold at most PARTS_SEARCH_ITEMS items, and a long string that
-    # fits means value_bytes allows thousands.
+    # Parts come from at most PARTS_SEARCH_ITEMS container entries, a few
+    # hundred data items: below value_items' floor, MIN_VALUE_ITEMS.
     if not isinstance(payload, PayloadParts) and \
             exceeds_value_items(payload, value_bytes, envelope_items):
         return Excess("items", value_items(value_bytes))
@@ -220,7 +220,7 @@ def encode_payload_parts(item: Mapping[str, Any], *, plain: bool) -> Payload:
 
 def _long_string_within(value: Any) -> bool:
     stack = [value]
-    seen = found = 0
+    seen, found = 0, False
     while stack:
         item = stack.pop()
         kind = type(item)
@@ -231,7 +231,7 @@ def _long_string_within(value: Any) -> bool:
             stack.extend(item.values() if kind is dict else item)
         elif (kind is str or kind is bytes) and len(item) >= PART_BYTES:
             found = True
-    return bool(found)
+    return found
 
 
 def _encode_apart(value: Any, plain: bool, pending: bytearray, parts: list[bytes]) -> None:

@@ -89,14 +89,13 @@ def sweep_orphans() -> int:
 
 def _owner_alive(name: str) -> bool:
     try:
-        pid = int(name.split("-", 1)[0])
-        os.kill(pid, 0)
-    except ValueError:
-        return True  # not a name of ours: left alone
+        os.kill(int(name.split("-", 1)[0]), 0)
+    except ValueError:  # not a name of ours: left alone
+        return True
     except ProcessLookupError:
         return False
     except PermissionError:  # someone else's process
-        return True
+        pass
     return True
 
 
@@ -137,8 +136,8 @@ class RunCgroup:
             _write(self.dirs["memory"] / limit, str(memory_bytes))
             with contextlib.suppress(OSError):  # no swapping around the ceiling
                 swap = "memory.swap.max" if self.version == 2 else "memory.memsw.limit_in_bytes"
-                _write(self.dirs["memory"] / swap, "0" if self.version == 2
-                                                        else str(memory_bytes))
+                _write(self.dirs["memory"] / swap,
+                       "0" if self.version == 2 else str(memory_bytes))
         if processes is not None:
             _write(self.dirs["pids"] / "pids.max", str(processes))
 

@@ -131,6 +131,8 @@ async def _writer_and_looker(rt: Runtime, lang: str, marker: str,
             rt.run(write, language=lang, bindings=[wrote], limits=limits), look())
     else:
         first = await rt.run(write, language=lang, bindings=[wrote], limits=limits)
+        if rt.sandbox == "process":  # its work directory goes with its teardown, after run()
+            await asyncio.gather(*rt._teardowns)
         second = await look()
     return first, second
 
@@ -157,7 +159,8 @@ def test_nothing_a_run_writes_reaches_another_run(lang: str, profile: str, mode:
     assert listing == []  # a work directory of its own
     if profile == "namespaces" or not together:
         # Under process a run going on beside it can read its files by their
-        # host path (the profile is not a boundary); once it is over they are gone.
+        # host path (the profile is not a boundary); once its teardown is
+        # over they are gone.
         assert seen == []
     if profile == "namespaces":
         # Only the run's own tmpfs mounts are writable: the work directory,
