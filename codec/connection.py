@@ -199,7 +199,8 @@ class Connection:
         (or its parts) already computed by the caller (to size a large value
         once)."""
         header, payload = self.send_parts(message, payload)
-        return header + (payload.joined() if isinstance(payload, PayloadParts) else payload)
+        return b"".join((header, *payload.parts)) if isinstance(payload, PayloadParts) \
+            else header + payload
 
     def send_parts(self, message: Message, payload: Payload | None = None
                    ) -> tuple[bytes, Payload]:

@@ -5,9 +5,10 @@ reply, and descriptors travel beside the bytes (SCM_RIGHTS). Nothing here
 does I/O.
 
 A request is a run token, the size bound of the run's writable mounts (0
-for none) and whether the guest rehearses a run before its HELLO (``<IQ?``:
-one that will wait in a pool does, one forked for a run already waiting does
-not), then the run's work directory (UTF-8), carrying three descriptors:
+for none), whether the guest rehearses a run before its HELLO (one that will
+wait in a pool does, one forked for a run already waiting does not) and
+whether it makes its heap ready too (one that will wait long), ``<IQ??``,
+then the run's work directory (UTF-8), carrying three descriptors:
 the run's fd 3, stdout and stderr. A reply is ``<cIi``
 (kind, token, value): :data:`FORKED` (the pid as the template sees it, a
 pidfd for it attached), :data:`FAILED` (an errno), :data:`EXITED` (the exit

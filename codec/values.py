@@ -54,10 +54,12 @@ PARTS_SEARCH_ITEMS: Final = 64
 class PayloadParts:
     """An encoded payload as pieces written one after the other, the same
     bytes as :func:`encode_payload`'s: the contents of each long string are
-    a piece of their own. ``size``: the payload's length in bytes."""
+    a piece of their own. ``size``: the payload's length in bytes;
+    ``items``: the data items it holds (as :func:`count_items` counts)."""
 
     parts: tuple[bytes, ...]
     size: int
+    items: int
 
     def joined(self) -> bytes:
         return b"".join(self.parts)
@@ -119,10 +121,11 @@ def value_excess(payload: Payload, value_bytes: int, *, envelope_bytes: int,
     size = payload_size(payload) - envelope_bytes
     if size > value_bytes:
         return Excess("bytes", size)
-    # Parts come from at most PARTS_SEARCH_ITEMS container entries, a few
-    # hundred data items: below value_items' floor, MIN_VALUE_ITEMS.
-    if not isinstance(payload, PayloadParts) and \
-            exceeds_value_items(payload, value_bytes, envelope_items):
+    if isinstance(payload, PayloadParts):
+        over = payload.items > value_items(value_bytes) + envelope_items
+    else:
+        over = exceeds_value_items(payload, value_bytes, envelope_items)
+    if over:
         return Excess("items", value_items(value_bytes))
     return None
 
@@ -212,10 +215,10 @@ def encode_payload_parts(item: Mapping[str, Any], *, plain: bool) -> Payload:
         return _dumps(item, plain)
     parts: list[bytes] = []
     pending = bytearray()
-    _encode_apart(item, plain, pending, parts)
+    items = _encode_apart(item, plain, pending, parts)
     if pending:
         parts.append(bytes(pending))
-    return PayloadParts(tuple(parts), sum(map(len, parts)))
+    return PayloadParts(tuple(parts), sum(map(len, parts)), items)
 
 
 def _long_string_within(value: Any) -> bool:
@@ -234,19 +237,21 @@ def _long_string_within(value: Any) -> bool:
     return found
 
 
-def _encode_apart(value: Any, plain: bool, pending: bytearray, parts: list[bytes]) -> None:
+def _encode_apart(value: Any, plain: bool, pending: bytearray, parts: list[bytes]) -> int:
     """Preferred serialization is made of its parts' encodings: a container's
-    head, then its elements' (maps in their order)."""
+    head, then its elements' (maps in their order). Returns the data items
+    written."""
     kind = type(value)
+    items = 1
     if kind is dict:
         pending += _head_bytes(5, len(value))
         for key, item in value.items():
             pending += _dumps(key, True)
-            _encode_apart(item, plain, pending, parts)
+            items += 1 + _encode_apart(item, plain, pending, parts)
     elif kind is list:
         pending += _head_bytes(4, len(value))
         for item in value:
-            _encode_apart(item, plain, pending, parts)
+            items += _encode_apart(item, plain, pending, parts)
     elif (kind is str or kind is bytes) and len(value) >= PART_BYTES:
         data = value.encode() if kind is str else value
         pending += _head_bytes(3 if kind is str else 2, len(data))
@@ -255,6 +260,7 @@ def _encode_apart(value: Any, plain: bool, pending: bytearray, parts: list[bytes
         parts.append(data)
     else:
         pending += _dumps(value, plain)
+    return items
 
 
 def holds_more_items(value: Any, budget: int) -> bool:
@@ -285,38 +291,32 @@ def _encode_steps(value: Any, plain: bool, step: int, pause: Callable[[], None],
     parts.append(_head_bytes(5 if pairs else 4, len(value)))
     elements = list(value.items()) if pairs else value
     inner = [element[1] for element in elements] if pairs else elements
-    start = 0
+    start = size = 0
+    unit = 2 if pairs else 1
 
     def flush(end: int) -> None:
-        nonlocal start
+        nonlocal start, size
         if end > start:
             pause()
             group = elements[start:end]
             encoded = _dumps(dict(group) if pairs else group, plain)
             parts.append(encoded[len(_head_bytes(5 if pairs else 4, len(group))):])
-        start = end
+        start, size = end, 0
 
-    size, unit = 0, 2 if pairs else 1
-    if _flat(inner):  # rows of scalars: every element's size is its length
-        for index, length in enumerate(map(_length, inner)):
-            size += unit + length
-            if size >= step:
-                flush(index + 1)
-                size = 0
-        flush(len(elements))
-        return
-    for index, item in enumerate(inner):
-        if holds_more_items(item, step):
-            flush(index)
+    # Rows of scalars: an element's size is its length (found by C loops);
+    # otherwise the element is walked.
+    flat = _flat(inner)
+    for index, length in enumerate(map(_length, inner)):
+        if (length > step) if flat else holds_more_items(inner[index], step):
+            flush(index)  # an element too big for one step has steps of its own
             if pairs:
                 parts.append(_dumps(elements[index][0], plain))
-            _encode_steps(item, plain, step, pause, parts)
+            _encode_steps(inner[index], plain, step, pause, parts)
             start = index + 1
             continue
-        size += unit + _length(item)
+        size += unit + length
         if size >= step:
             flush(index + 1)
-            size = 0
     flush(len(elements))
 
 
@@ -385,7 +385,7 @@ def decode_payload(payload: Buffer, max_depth: int = DEFAULT_MAX_DEPTH,
         raise _malformed(f"more than {max_items} data items")
     if _sparse(payload):
         return decode_sparse(payload, max_depth)
-    return decode_dense(payload if type(payload) is bytes else bytes(payload), max_depth)
+    return decode_dense(payload, max_depth)  # cbor2 reads any buffer: no copy
 
 
 def _sparse(payload: Buffer) -> bool:
@@ -396,7 +396,7 @@ def _sparse(payload: Buffer) -> bool:
     return count_items(payload, most) <= most
 
 
-def decode_dense(payload: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
+def decode_dense(payload: Buffer, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
     """:func:`decode_payload` by cbor2's decoder, then a re-encoding of the
     value compared with ``payload``: for payloads of many small items."""
     try:

@@ -215,7 +215,9 @@ def guest_command(
         flags = node_flags(limits)
         argv = [node, *flags]
         binds = ()
-        blob = snapshot_blob(node, flags)
+        # V8 refuses a snapshot built under other options: the caller's
+        # NODE_OPTIONS are not those it was built with.
+        blob = None if "NODE_OPTIONS" in full_env else snapshot_blob(node, flags)
         if blob is not None:  # main.mjs stays argv[1], as the program sees it either way
             argv += ["--snapshot-blob", str(blob), "--"]
             binds = (str(blob.parent),)

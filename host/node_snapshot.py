@@ -34,6 +34,7 @@ import time
 from functools import cache
 from pathlib import Path
 
+from . import threads
 from .paths import GUEST_DIR
 
 _NODE_DIR = GUEST_DIR / "node"
@@ -74,7 +75,9 @@ def snapshot_blob(node: str, flags: tuple[str, ...]) -> Path | None:
         if blob in _asked:
             return None
         _asked.add(blob)
-    _build_apart(node, flags, blob)
+    # In one of tether's threads: starting a process forks the host, which
+    # the event loop calling this need not wait for.
+    threads.internal.submit(_build_apart, node, flags, blob)
     return None
 
 

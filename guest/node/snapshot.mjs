@@ -23,14 +23,16 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+import { frameHeader, TYPES } from './codec.mjs';
+
 const acorn = createRequire(import.meta.url)('acorn');
 
 const ENTRY = fileURLToPath(new URL('./main.mjs', import.meta.url));
 
 class Unsupported extends Error {}
 
-/** `file` as the body of a function of `name` -> exports, and the modules it imports. */
-function rewrite(file, id) {
+/** `file` as the body of a function (its exports, under its path), and the modules it imports. */
+function rewrite(file) {
   const source = fs.readFileSync(file, 'utf8');
   const tree = acorn.parse(source, { ecmaVersion: 'latest', sourceType: 'module' });
   const edits = []; // [start, end, text], in source order
@@ -75,7 +77,7 @@ function rewrite(file, id) {
     at = end;
   }
   body += source.slice(at);
-  const text = `__modules[${JSON.stringify(id)}] = (() => {\n${body}\nreturn { ${exported.join(', ')} };\n})();\n`;
+  const text = `__modules[${JSON.stringify(file)}] = (() => {\n${body}\nreturn { ${exported.join(', ')} };\n})();\n`;
   return { text, imports };
 }
 
@@ -104,7 +106,7 @@ export function bundle(entry = ENTRY) {
   const visit = (file) => {
     if (done.has(file)) return;
     done.add(file);
-    const { text, imports } = rewrite(file, file);
+    const { text, imports } = rewrite(file);
     imports.forEach(visit);
     parts.push(text);
   };
@@ -112,7 +114,8 @@ export function bundle(entry = ENTRY) {
   return `'use strict';\nconst __modules = {};\n${parts.join('')}`;
 }
 
-const HELLO_HEADER = Buffer.from([0x54, 0x48, 0x01, 0x01]); // magic, version, HELLO
+// A guest's first bytes: the header of its HELLO, to its payload's length.
+const HELLO_HEADER = frameHeader(TYPES.HELLO, 0).subarray(0, 4);
 
 /**
  * Builds the blob for `flags` at `out` (see the top of this file), then

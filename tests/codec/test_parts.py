@@ -22,12 +22,14 @@ from tether.codec import (
     Role,
     Run,
     RunLimits,
+    count_items,
     decode_payload,
     encode_payload,
     encode_payload_parts,
     payload_size,
     to_wire_plain,
     value_excess,
+    value_items,
 )
 from tether.codec.values import PARTS_SEARCH_ITEMS
 
@@ -60,6 +62,8 @@ def test_the_same_bytes(value: Any) -> None:
     joined = parts.joined() if isinstance(parts, PayloadParts) else parts
     assert joined == whole
     assert payload_size(parts) == len(whole)
+    if isinstance(parts, PayloadParts):  # counted as the payload's reader counts them
+        assert parts.items == count_items(whole, 10**6)
 
 
 @given(values(max_leaves=30))
@@ -88,6 +92,9 @@ def test_parts_are_sized_against_value_bytes() -> None:
     payload = encode_payload_parts({"value": "x" * PART_BYTES}, plain=True)
     assert value_excess(payload, PART_BYTES, envelope_bytes=7, envelope_items=2) is not None
     assert value_excess(payload, 2 * PART_BYTES, envelope_bytes=7, envelope_items=2) is None
+    many = PayloadParts((b"",), size=100, items=5000)  # items count against value_items too
+    assert value_excess(many, 1024, envelope_bytes=7, envelope_items=2) == \
+        ("items", value_items(1024))
 
 
 def test_a_connection_sends_parts_as_one_frame() -> None:

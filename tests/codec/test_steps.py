@@ -86,3 +86,15 @@ def test_rows_of_scalars_are_encoded_in_steps() -> None:
                                     between_steps=lambda: pauses.append(1))
     assert steps == encode_payload({"value": wire}, plain=plain)
     assert len(pauses) > 40
+
+
+@pytest.mark.parametrize("value", [[list(range(20000))], {"a": list(range(20000))},
+                                   list(range(20000))])
+def test_one_long_row_is_encoded_in_steps_too(value: Any) -> None:
+    """A row of scalars longer than a step is walked, not encoded in one call."""
+    calls: list[int] = []
+    wire, plain = to_wire_plain(value)
+    steps = encode_payload_in_steps({"value": wire}, plain=plain, step_items=512,
+                                    between_steps=lambda: calls.append(1))
+    assert steps == encode_payload({"value": wire}, plain=plain)
+    assert len(calls) >= 20000 // 512

@@ -74,6 +74,21 @@ def test_a_guest_started_from_the_snapshot_runs_programs(snapshots: Path, sandbo
         Status.OK, "hi function /\n", [3, ["--cwd"]], 42, {"x": 1, "y": 2}, 2, "TypeError", 1]
 
 
+def test_a_guest_with_node_options_of_its_own_starts_from_main(snapshots: Path) -> None:
+    """V8 refuses a snapshot built under other options (node exits 14): a
+    Runtime whose env sets NODE_OPTIONS starts its guests from main.mjs."""
+    built = node_snapshot.build(Interpreters().node_path(), node_flags(Limits()))
+    assert built.returncode == 0, built.stderr
+    assert "--snapshot-blob" in _argv()
+
+    async def go() -> Any:
+        async with Runtime(env={"NODE_OPTIONS": "--max-semi-space-size=32"}) as rt:
+            return await rt.run("return 1 + 1", language="javascript")
+
+    result = asyncio.run(go())
+    assert (result.status, result.value) == (Status.OK, 2), result.error
+
+
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_a_guest_with_no_snapshot_starts_from_main_and_the_build_goes_on_apart(
         snapshots: Path) -> None:
