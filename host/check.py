@@ -44,8 +44,6 @@ class Checker:
 
     async def _diagnostics(self, source: str, language: str, descriptions: Iterable[Description],
                            variables: tuple[str, ...]) -> tuple[RunError, ...] | None:
-        if variables and language != "python":
-            return None  # the TypeScript check does not declare them: no false "unknown name"
         if language == "python":
             try:
                 from ty import find_ty_bin
@@ -61,7 +59,8 @@ class Checker:
             except GuestUnavailable:
                 return None
             self._typescript = TypeScriptChecker(node)
-        return await self._typescript.check(source, language, descriptions, self._timeout)
+        return await self._typescript.check(source, language, descriptions, self._timeout,
+                                            variables)
 
     async def aclose(self) -> None:
         if self._typescript is not None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from . import stubs_typescript
@@ -51,11 +51,12 @@ class TypeScriptChecker:
         self._next_id = 0
 
     async def check(self, source: str, language: str, descriptions: Iterable[Description],
-                    timeout: float) -> tuple[RunError, ...] | None:
+                    timeout: float, variables: Sequence[str] = ()) -> tuple[RunError, ...] | None:
         """The program's errors (empty: none); None when the checker could
-        not say in time."""
+        not say in time. ``variables``: the names the run defines before the
+        program starts (of any type to the check)."""
         request = {"language": language, "declarations": declarations(descriptions),
-                   "source": source}
+                   "source": source, "variables": list(variables)}
         async with self._lock:
             try:
                 async with asyncio.timeout(timeout):

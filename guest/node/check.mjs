@@ -18,8 +18,28 @@ const ROOT = '/__tether__';
 const DECLARATIONS = `${ROOT}/bindings.d.ts`;
 // The program becomes the body of an async function on its own lines, as in the
 // guest: top-level await and return are legal and its lines keep their numbers.
+// RUN's variables are parameters of a function around it, as in the guest
+// (guest/node/main.mjs, compile), so the program's declarations may shadow them.
 const PREFIX = 'async function __tether_program__() {\n';
 const SUFFIX = '\n}\n';
+const SCOPED_SUFFIX = '\n} }\n';
+
+/** The program's first line: the variables, of any type, in scope. */
+function prefix(language, variables) {
+  const names = (variables ?? []).filter(isParameterName);
+  if (names.length === 0) return PREFIX;
+  const typed = language === 'typescript' ? names.map((name) => `${name}: any`) : names;
+  return `function __tether_scope__(${typed.join(', ')}) { return ${PREFIX}`;
+}
+
+/** A name the guest puts in the program's scope; the others, reserved
+ * words, no program can name (the guest keeps them as they came). */
+function isParameterName(name) {
+  if (typeof name !== 'string' || !ts.isIdentifierText(name, ts.ScriptTarget.ES2022)) return false;
+  if (name === 'eval' || name === 'arguments') return false; // not parameters in strict code
+  const token = ts.stringToToken(name);
+  return token === undefined || token > ts.SyntaxKind.LastFutureReservedWord;
+}
 // In JavaScript only what checkJs knows for sure: unknown names, argument
 // counts, and (from the declarations) wrong argument types.
 const JAVASCRIPT_CODES = new Set([2304, 2552, 2554, 2555, 2556, 2345, 2339, 2551, 2349]);
@@ -54,9 +74,11 @@ const cache = new Map(); // file name -> SourceFile, for the library files
 let previous; // the last program: what did not change is reused from it
 const base = ts.createCompilerHost(OPTIONS, true);
 
-function check({ language, declarations, source }) {
+function check({ language, declarations, source, variables }) {
   const programFile = `${ROOT}/program.${language === 'typescript' ? 'ts' : 'js'}`;
-  const virtual = new Map([[DECLARATIONS, declarations], [programFile, PREFIX + source + SUFFIX]]);
+  const first = prefix(language, variables);
+  const text = first + source + (first === PREFIX ? SUFFIX : SCOPED_SUFFIX);
+  const virtual = new Map([[DECLARATIONS, declarations], [programFile, text]]);
   const host = {
     ...base,
     fileExists: (name) => virtual.has(name) || base.fileExists(name),

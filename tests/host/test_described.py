@@ -130,9 +130,22 @@ def test_a_checked_program_sees_the_runs_variables() -> None:
     result = run(source.replace("serch", "search"), bindings=BINDINGS, check=True,
                  variables={"n": 1, "q": "a"})
     assert result.ok, result.diagnostics
-    # The TypeScript check does not declare variables: it lets the run go.
-    result = run("return n + 1", language="typescript", check=True, variables={"n": 1})
-    assert result.ok and result.value == 2
+
+
+@pytest.mark.parametrize("lang", ["javascript", "typescript"])
+def test_a_checked_javascript_program_sees_the_runs_variables(lang: str) -> None:
+    """As parameters of any type around the program, as the guest has them:
+    the program may declare its own of the same name."""
+    variables = {"n": 1, "q": "a", "default": 2}  # a reserved word: no program can name it
+    source = "n += 1\nconst hits = await search(q)\nreturn await serch(q + n)"
+    result = run(source, language=lang, bindings=BINDINGS, check=True, variables=variables)
+    assert result.status is Status.INVALID, result
+    assert [d.line for d in result.diagnostics] == [3], result.diagnostics
+    fixed = source.replace("serch", "search")
+    result = run(fixed, language=lang, bindings=BINDINGS, check=True, variables=variables)
+    assert result.ok and result.value == ["a2"] * 3, (result.error, result.diagnostics)
+    result = run("let n = 'x'\nreturn n", language=lang, check=True, variables=variables)
+    assert result.ok and result.value == "x", (result.error, result.diagnostics)
 
 
 def test_without_check_a_typescript_type_error_still_runs() -> None:
