@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from . import owners
+
 ROOT = Path("/sys/fs/cgroup")
 PARENT = "tether"
 
@@ -62,15 +64,14 @@ def _read(path: Path) -> str:
 
 def group_name(guest_pid: int) -> str:
     """A run's group is named after the host process that made it (which
-    removes it), then the guest's pid."""
-    return f"{os.getpid()}-{guest_pid}-{os.urandom(4).hex()}"
+    removes it: host/owners.py), then the guest's pid."""
+    return f"{owners.owner()}-{guest_pid}-{os.urandom(4).hex()}"
 
 
 @cache
 def sweep_orphans() -> int:
-    """Remove the empty groups of hosts that are gone (a host killed with
-    SIGKILL cannot remove its runs' groups; its runs' processes died with
-    it). Once per process, before its first group. Returns how many."""
+    """Remove the empty groups of hosts that are gone (host/owners.py).
+    Once per process, before its first group. Returns how many."""
     support = available()
     if support.version is None:
         return 0
@@ -80,23 +81,13 @@ def sweep_orphans() -> int:
     for parent in parents:
         with contextlib.suppress(OSError):
             for entry in os.scandir(parent):
-                if entry.is_dir(follow_symlinks=False) and not _owner_alive(entry.name):
+                namespace, _, rest = entry.name.partition("-")
+                if entry.is_dir(follow_symlinks=False) and \
+                        owners.gone(namespace, rest.partition("-")[0]):
                     with contextlib.suppress(OSError):  # not empty, or gone already
                         os.rmdir(entry.path)
                         removed += 1
     return removed
-
-
-def _owner_alive(name: str) -> bool:
-    try:
-        os.kill(int(name.split("-", 1)[0]), 0)
-    except ValueError:  # not a name of ours: left alone
-        return True
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's process
-        pass
-    return True
 
 
 class RunCgroup:

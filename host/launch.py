@@ -30,7 +30,7 @@ from pathlib import Path
 
 from tether.codec import Connection, Hello, Role, RunLimits
 
-from . import cgroups, confinement
+from . import cgroups, confinement, owners, threads
 from .endings import at_memory_limit
 from .guests import NODE_MIN_DATA, GuestCommand
 from .limits import Limits
@@ -64,12 +64,37 @@ class Remote:
     release: Callable[[], Awaitable[None]] | None = None
 
 
+#: A run's work directory: ``tether-run-<its host: host/owners.py>-<random>``.
+WORKDIR_PREFIX = "tether-run-"
+_swept: set[str] = set()  # temporary directories this process has swept
+
+
 def new_workdir() -> str:
-    """A host directory of a run's own (removed by :meth:`GuestProcess.release`)."""
+    """A host directory of a run's own (removed by :meth:`GuestProcess.release`).
+    The first in a temporary directory also has those of hosts that are gone
+    removed there, in one of tether's threads."""
+    where = tempfile.gettempdir()
+    if where not in _swept:
+        _swept.add(where)
+        threads.internal.submit(sweep_workdirs, where)
     try:
-        return tempfile.mkdtemp(prefix="tether-run-")
+        return tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{owners.owner()}-")
     except OSError as exc:  # out of descriptors, or of disk
         raise GuestStartError(str(exc)) from exc
+
+
+def sweep_workdirs(where: str) -> int:
+    """Remove the run directories in ``where`` whose host is gone (it was
+    killed with SIGKILL; host/owners.py). Returns how many."""
+    removed = 0
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(where):
+            namespace, _, rest = entry.name.removeprefix(WORKDIR_PREFIX).partition("-")
+            if entry.name.startswith(WORKDIR_PREFIX) and entry.is_dir(follow_symlinks=False) \
+                    and owners.gone(namespace, rest.partition("-")[0]):
+                remove_tree(entry.path)
+                removed += 1
+    return removed
 
 
 @dataclass
@@ -496,13 +521,17 @@ class StartedGuest:
     its HELLO when it has arrived already (a warm guest), else the run
     reads it. ``workdir`` is the host directory to remove after the run
     (None when the run's files live only in its own mount namespace).
-    ``since``: the loop time its start began, when the run waited for it."""
+    ``since``: the loop time its start began, when the run waited for it.
+    ``deadline``: the loop time the run's timeout ends, when the run waited
+    for this guest's HELLO before it began (a cold guest's HELLO counts in
+    its timeout, wherever it is read)."""
 
     process: GuestProcess
     workdir: str | None
     conn: Connection
     hello: Hello | None = None
     since: float | None = None
+    deadline: float | None = None
 
     @property
     def child(self) -> Child:
@@ -521,6 +550,10 @@ async def start_guest(command_for: Callable[[str], GuestCommand], profile: Sandb
     except BaseException:
         remove_tree(workdir)
         raise
-    conn = Connection(Role.HOST, step_bytes=STEP_BYTES, between_steps=between_steps,
+    return StartedGuest(process, workdir, run_connection(limits), since=since)
+
+
+def run_connection(limits: Limits) -> Connection:
+    """The host's connection for a run under ``limits``."""
+    return Connection(Role.HOST, step_bytes=STEP_BYTES, between_steps=between_steps,
                       max_frame_bytes=limits.frame_bytes, max_depth=limits.max_depth)
-    return StartedGuest(process, workdir, conn, since=since)

@@ -16,11 +16,15 @@ day), and a build removes the blobs no host has touched for a month.
 The first guest that finds no blob starts the build and starts from
 ``main.mjs``, as does every guest until the blob is there, and every guest
 if it cannot be built (no writable cache directory, a node that cannot
-build snapshots). The build runs apart from the host (a process of its own
-session, left to init, as ``git gc --auto`` detaches), so it never holds
-up a run and is nothing the host must reap or stop; it moves the blob into
-place only once a guest started from it has said HELLO, so a blob that is
-there is one this node accepts.
+build snapshots). The build runs apart from the host's runs (a process of
+its own session, waited for by one of tether's threads, so it never holds
+up a run and is reaped even where PID 1 reaps nothing), and the host never
+stops it: another host may be waiting for the same blob. It moves the blob
+into place only once a guest started from it has said HELLO, so a blob
+that is there is one this node accepted. One that node refuses later
+(deleted under a guest starting from it, damaged on disk) is removed when
+a guest fails on it and one from ``main.mjs`` does not (:func:`condemn`):
+that guest is the run's, and the blob is built again.
 """
 
 from __future__ import annotations
@@ -28,9 +32,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import stat
 import subprocess
 import threading
 import time
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
@@ -55,7 +61,10 @@ _BUILD_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}  # no NODE_OPTIONS: it
 
 _asked: set[Path] = set()  # blobs this process has started to build
 _touched: dict[Path, float] = {}  # blob -> when this process last touched it
+_refused: dict[Path, int] = {}  # blob -> inode of a file no guest starts from now
+_condemned: set[Path] = set()  # blobs node refused, removed once
 _TOUCH_EVERY = 24 * 3600.0
+_BUILD_TIMEOUT = 120.0
 _lock = threading.Lock()
 
 
@@ -65,7 +74,13 @@ def snapshot_blob(node: str, flags: tuple[str, ...]) -> Path | None:
     blob = blob_path(node, flags)
     if blob is None:
         return None
-    if blob.is_file():
+    try:
+        found = os.stat(blob)
+    except OSError:
+        found = None
+    if found is not None and stat.S_ISREG(found.st_mode):
+        if _refused.get(blob) == found.st_ino:  # this very file: not again
+            return None
         if time.monotonic() - _touched.get(blob, -_TOUCH_EVERY) >= _TOUCH_EVERY:
             with contextlib.suppress(OSError):  # one this user cannot touch still works
                 os.utime(blob)  # in use: no build removes it
@@ -81,16 +96,61 @@ def snapshot_blob(node: str, flags: tuple[str, ...]) -> Path | None:
     return None
 
 
+def blob_of(argv: Sequence[str]) -> Path | None:
+    """The blob a guest's command line starts node from, if any."""
+    if "--snapshot-blob" not in argv:
+        return None
+    return Path(argv[list(argv).index("--snapshot-blob") + 1])
+
+
+def suspect(blob: Path) -> None:
+    """A guest started from ``blob`` ended before its HELLO: guests start
+    from main.mjs until :func:`condemn` or :func:`acquit` says whose fault
+    it was."""
+    with _lock:
+        _refused[blob] = _inode(blob)
+
+
+def acquit(blob: Path) -> None:
+    """A guest started from main.mjs failed too: the blob was not at fault."""
+    with _lock:
+        _refused.pop(blob, None)
+
+
+def condemn(blob: Path) -> None:
+    """A guest started from main.mjs said HELLO where one from ``blob`` did
+    not: node refuses it (deleted under the guest, damaged on disk). This
+    process starts no more guests from that file; the first time, it is
+    removed, so that it is built again."""
+    with _lock:
+        inode = _refused.get(blob, -1)
+        first = blob not in _condemned
+        _condemned.add(blob)
+        if first:
+            _asked.discard(blob)
+    if first and inode != -1 and _inode(blob) == inode:
+        with contextlib.suppress(OSError):
+            os.unlink(blob)
+
+
+def _inode(path: Path) -> int:
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return -1
+
+
 def blob_path(node: str, flags: tuple[str, ...]) -> Path | None:
     """``<node and sources>-<flags>.blob`` in SNAPSHOT_DIR (None: no
     SNAPSHOT_DIR, or no node there)."""
     if SNAPSHOT_DIR is None:
         return None
     try:
-        stat = os.stat(node)
+        binary = os.stat(node)
     except OSError:
         return None
-    built_by = _digest(repr((node, stat.st_size, stat.st_mtime_ns, stat.st_ino, _sources())))
+    built_by = _digest(repr((node, binary.st_size, binary.st_mtime_ns, binary.st_ino,
+                             _sources())))
     return SNAPSHOT_DIR / f"{built_by}-{_digest(repr(flags))}.blob"
 
 
@@ -101,7 +161,7 @@ def build(node: str, flags: tuple[str, ...]) -> subprocess.CompletedProcess[str]
         raise FileNotFoundError(node)
     return subprocess.run(_build_argv(node, flags, blob), env=_BUILD_ENV,
                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          timeout=120, check=False)
+                          timeout=_BUILD_TIMEOUT, check=False)
 
 
 def _build_argv(node: str, flags: tuple[str, ...], blob: Path) -> list[str]:
@@ -109,12 +169,13 @@ def _build_argv(node: str, flags: tuple[str, ...], blob: Path) -> list[str]:
 
 
 def _build_apart(node: str, flags: tuple[str, ...], blob: Path) -> None:
-    """Starts the build in a new session through a shell that exits at once."""
+    """Builds in a session of its own (the host's signals are not its), and
+    reaps the build: a host exiting first leaves it to finish for others."""
     with contextlib.suppress(OSError, subprocess.SubprocessError):  # then none: main.mjs
-        subprocess.run(["/bin/sh", "-c", '"$@" </dev/null >/dev/null 2>&1 &', "sh",
-                        *_build_argv(node, flags, blob)],
-                       env=_BUILD_ENV, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, start_new_session=True, timeout=10, check=False)
+        subprocess.run(_build_argv(node, flags, blob), env=_BUILD_ENV,
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, start_new_session=True,
+                       timeout=_BUILD_TIMEOUT, check=False)
 
 
 def _digest(text: str) -> str:

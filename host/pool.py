@@ -17,14 +17,24 @@ import logging
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from tether.codec import NEED_DATA, Connection, Hello, ProtocolError, Role
 
+from . import node_snapshot
 from .guests import GuestCommand
-from .launch import GuestProcess, GuestStartError, StartedGuest, launch, new_workdir, start_guest
+from .launch import (
+    GuestProcess,
+    GuestStartError,
+    StartedGuest,
+    launch,
+    new_workdir,
+    run_connection,
+)
 from .limits import Limits
-from .process import in_thread, remove_tree
+from .node_snapshot import blob_of
+from .process import Child, in_thread, remove_tree
 from .reader import STEP_BYTES, between_steps
 from .remote import Launcher, remote_connection
 from .sandbox import Sandbox
@@ -108,22 +118,56 @@ class SpawnStarter:
         self._profile = profile
 
     async def start(self, *, ahead: bool = True, paced: bool = False) -> StartedGuest:
-        workdir = new_workdir()
-        try:
-            launched = await launch(self._command_for(workdir, True), workdir, self._profile,
-                                    self._limits.raw_output_bytes,
-                                    disk_bytes=self._limits.disk_bytes)
-        except BaseException:
-            remove_tree(workdir)
-            raise
-        return await until_hello(launched, workdir, self._prepare)
+        return await self._start(True, self._limits)
 
     def _prepare(self, launched: GuestProcess) -> None:
         launched.apply_limits(self._language, self._limits.wire())
 
     async def start_cold(self, limits: Limits) -> StartedGuest:
-        return await start_guest(lambda workdir: self._command_for(workdir, False),
-                                 self._profile, limits)
+        return await self._start(False, limits)
+
+    async def _start(self, warm: bool, limits: Limits) -> StartedGuest:
+        """A guest from a startup snapshot is not given to a run before its
+        HELLO. One that ends before it is started again from main.mjs; if
+        that one starts, node refused the blob (host/node_snapshot.py), and
+        the run never sees it."""
+        loop = asyncio.get_running_loop()
+        since = loop.time()
+        suspect: Path | None = None
+        try:
+            while True:
+                workdir = new_workdir()
+                command = self._command_for(workdir, warm)
+                try:
+                    launched = await launch(command, workdir, self._profile,
+                                            limits.raw_output_bytes, disk_bytes=limits.disk_bytes)
+                except BaseException:
+                    remove_tree(workdir)
+                    raise
+                blob = blob_of(command.argv)
+                if not warm and blob is None and suspect is None:  # the run reads its HELLO
+                    return StartedGuest(launched, workdir, run_connection(limits), since=since)
+                try:
+                    guest = await (until_hello(launched, workdir, self._prepare) if warm else
+                                   until_hello(launched, workdir, conn=run_connection(limits),
+                                               run_timeout=since + limits.timeout - loop.time()))
+                except GuestStartError:
+                    if blob is None or suspect is not None:
+                        raise
+                    suspect = blob
+                    node_snapshot.suspect(blob)  # the next guest starts from main.mjs
+                    continue
+                if suspect is not None and guest.hello is not None:
+                    logger.warning("tether: node could not start from its snapshot %s, which is "
+                                   "removed and built again", suspect)
+                    node_snapshot.condemn(suspect)
+                    suspect = None
+                if not warm:
+                    guest.since, guest.deadline = since, since + limits.timeout
+                return guest
+        finally:
+            if suspect is not None:  # main.mjs failed too (or said nothing in time)
+                node_snapshot.acquit(suspect)
 
     def idle(self) -> None:
         pass
@@ -226,39 +270,53 @@ class LauncherStarter:
 
 async def until_hello(launched: GuestProcess, workdir: str | None,
                       then: Callable[[GuestProcess], None] | None = None, *,
-                      conn: Connection | None = None) -> StartedGuest:
+                      conn: Connection | None = None,
+                      run_timeout: float | None = None) -> StartedGuest:
     """Wait for the guest's HELLO on ``conn`` (then ``then`` prepares it for
-    its run); anything else is a start error, and the guest is released."""
-    child = launched.child
+    its run); anything else is a start error, and the guest is released.
+    ``run_timeout``: the guest is for a run that waits, and is handed to it
+    without its HELLO once the run's time is up (the run then times out)."""
     if conn is None:
         conn = Connection(Role.HOST, step_bytes=STEP_BYTES, between_steps=between_steps)
-    loop = asyncio.get_running_loop()
+    late = run_timeout is not None and run_timeout < START_TIMEOUT
     try:
-        async with asyncio.timeout(START_TIMEOUT):
-            while True:
-                event = conn.next_event()
-                if isinstance(event, Hello):
-                    if then is not None:
-                        await in_thread(then, launched)
-                    return StartedGuest(launched, workdir, conn, event)
-                if event is not NEED_DATA:
-                    raise GuestStartError(f"expected HELLO, got {event!r}")
-                data = await loop.sock_recv(child.channel, 65536)
-                if not data:
-                    conn.receive_eof()
-                else:
-                    conn.receive_data(data)
+        try:
+            async with asyncio.timeout(run_timeout if late else START_TIMEOUT):
+                hello = await _hello(conn, launched.child)
+        except TimeoutError:
+            if not late:
+                raise
+            return StartedGuest(launched, workdir, conn)
+        if then is not None:
+            await in_thread(then, launched)
+        return StartedGuest(launched, workdir, conn, hello)
     except (GuestStartError, ProtocolError, TimeoutError, OSError, ValueError, IndexError,
             asyncio.CancelledError) as exc:
         try:
             with contextlib.suppress(OSError):
                 await launched.terminate(0.1, kill_now=True)
+            launched.child.drain_pipes()  # what it said before it went
         finally:
             await launched.release(workdir)
         if isinstance(exc, asyncio.CancelledError):
             raise
-        said = child.raw_stderr.text().strip()
+        said = launched.child.raw_stderr.text().strip()
         raise GuestStartError(f"{exc}: {said}" if said else str(exc)) from exc
+
+
+async def _hello(conn: Connection, child: Child) -> Hello:
+    loop = asyncio.get_running_loop()
+    while True:
+        event = conn.next_event()
+        if isinstance(event, Hello):
+            return event
+        if event is not NEED_DATA:
+            raise GuestStartError(f"expected HELLO, got {event!r}")
+        data = await loop.sock_recv(child.channel, 65536)
+        if not data:
+            conn.receive_eof()
+        else:
+            conn.receive_data(data)
 
 
 class GuestPool:

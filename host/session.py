@@ -139,7 +139,8 @@ class Session:
                 self._channel.resume_reading()
             child.raw_stdout.limit = child.raw_stderr.limit = self.limits.raw_output_bytes
             try:
-                async with asyncio.timeout(self.limits.timeout) as deadline:
+                async with (asyncio.timeout(self.limits.timeout) if guest.deadline is None
+                            else asyncio.timeout_at(guest.deadline)) as deadline:
                     self._clock.deadline = deadline  # paused while an approval waits
                     ending = await self._until_end(child)
             except TimeoutError:

@@ -6,6 +6,7 @@ where it cannot be, guests start from main.mjs and runs do not depend on it."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import shutil
 import time
@@ -14,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tether import Limits, Runtime, Status
+from tether import Limits, PoolConfig, Runtime, Status
 from tether.host import node_snapshot
 from tether.host.guests import Interpreters, guest_command, node_flags
 from tether.host.sandbox import detect
@@ -35,6 +36,8 @@ def snapshots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(node_snapshot, "SNAPSHOT_DIR", where)
     monkeypatch.setattr(node_snapshot, "_asked", set())
     monkeypatch.setattr(node_snapshot, "_touched", {})
+    monkeypatch.setattr(node_snapshot, "_refused", {})
+    monkeypatch.setattr(node_snapshot, "_condemned", set())
     return where
 
 
@@ -87,6 +90,66 @@ def test_a_guest_with_node_options_of_its_own_starts_from_main(snapshots: Path) 
 
     result = asyncio.run(go())
     assert (result.status, result.value) == (Status.OK, 2), result.error
+
+
+#: What node refuses to start from: a blob cut short (node exits 14), and
+#: one that is not a blob at all (node aborts).
+DAMAGED = {"cut short": lambda blob: blob.read_bytes()[:100_000], "not a blob": lambda _: b"x" * 64}
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("pool", [None, PoolConfig(prestart=("javascript",))],
+                         ids=["cold", "warm"])
+@pytest.mark.parametrize("damage", DAMAGED)
+def test_a_blob_node_refuses_is_removed_and_its_guest_starts_from_main(
+        snapshots: Path, damage: str, pool: PoolConfig | None,
+        caplog: pytest.LogCaptureFixture) -> None:
+    node = Interpreters().node_path()
+    built = node_snapshot.build(node, node_flags(Limits()))
+    assert built.returncode == 0, built.stderr
+    blob = node_snapshot.blob_path(node, node_flags(Limits()))
+    assert blob is not None
+    damaged = DAMAGED[damage](blob)
+    blob.write_bytes(damaged)
+
+    async def go() -> list[Any]:
+        async with Runtime(sandbox="process", pool=pool) as rt:
+            return [await rt.run("return 1 + 1", language="javascript") for _ in range(3)]
+
+    with caplog.at_level(logging.WARNING, logger="tether"):
+        results = asyncio.run(go())
+    assert [(r.status, r.value) for r in results] == [(Status.OK, 2)] * 3, results[0].error
+    assert "could not start from its snapshot" in caplog.text
+    assert not blob.exists() or blob.read_bytes() != damaged  # removed, perhaps built again
+
+
+def test_a_blob_is_removed_only_when_a_guest_from_main_starts_where_one_from_it_did_not(
+        snapshots: Path) -> None:
+    node = Interpreters().node_path()
+    assert node_snapshot.build(node, node_flags(Limits())).returncode == 0
+    blob = node_snapshot.blob_path(node, node_flags(Limits()))
+    assert blob is not None
+    node_snapshot.suspect(blob)  # a guest from it ended before HELLO
+    assert "--snapshot-blob" not in _argv()
+    node_snapshot.acquit(blob)  # and so did the one from main.mjs
+    assert blob.is_file() and "--snapshot-blob" in _argv()
+    node_snapshot.suspect(blob)
+    node_snapshot.condemn(blob)  # the one from main.mjs said HELLO
+    assert not blob.exists()
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_a_cold_guest_from_the_snapshot_times_out_with_its_run(snapshots: Path) -> None:
+    """Its HELLO is awaited before the run begins, within the run's timeout."""
+    node = Interpreters().node_path()
+    assert node_snapshot.build(node, node_flags(Limits())).returncode == 0
+
+    async def go() -> Any:
+        async with Runtime(sandbox="process", pool=None) as rt:
+            return await rt.run("return 1", language="javascript", limits=Limits(timeout=0.001))
+
+    result = asyncio.run(go())
+    assert result.status is Status.TIMEOUT, result.error
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")

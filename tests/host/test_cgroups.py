@@ -1,5 +1,6 @@
 """Per-run control groups left by a host that was killed are removed by the
-next host on the machine; a live host's are not touched."""
+next host on the machine; a live host's, and those of hosts in other PID
+namespaces, are not touched."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import sys
 
 import pytest
 
-from tether.host import cgroups
+from tether.host import cgroups, owners
 
 pytestmark = pytest.mark.skipif(cgroups.available().version is None,
                                 reason=cgroups.available().detail)
@@ -30,20 +31,23 @@ def _parents() -> list[str]:
 def test_a_killed_hosts_groups_are_swept_and_a_live_ones_kept() -> None:
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()  # its pid names a host that is no more
-    orphan = f"{gone.pid}-1-{os.urandom(4).hex()}"
+    namespace = owners.owner().split("-")[0]
+    orphan = f"{namespace}-{gone.pid}-1-{os.urandom(4).hex()}"
     alive = cgroups.group_name(1)  # this process's own
+    elsewhere = f"1-{gone.pid}-1-{os.urandom(4).hex()}"  # that pid in another PID namespace
+    kept = (alive, elsewhere)
     for parent in _parents():
-        os.makedirs(os.path.join(parent, orphan))
-        os.makedirs(os.path.join(parent, alive))
+        for name in (orphan, *kept):
+            os.makedirs(os.path.join(parent, name))
     try:
         done = subprocess.run([sys.executable, "-c", SWEEPS], capture_output=True,
                               text=True, timeout=60, check=True)
         assert int(done.stdout) >= len(_parents())
         for parent in _parents():
             assert not os.path.exists(os.path.join(parent, orphan))
-            assert os.path.isdir(os.path.join(parent, alive))
+            assert all(os.path.isdir(os.path.join(parent, name)) for name in kept)
     finally:
         for parent in _parents():
-            for name in (orphan, alive):
+            for name in (orphan, *kept):
                 if os.path.isdir(os.path.join(parent, name)):
                     os.rmdir(os.path.join(parent, name))

@@ -1,0 +1,90 @@
+"""A run's work directory is named after its host (host/owners.py): those a
+host killed with SIGKILL left are removed by the next host's first run, and
+a live host's, another PID namespace's and names not of tether's are kept."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tether.host import owners
+from tether.host.launch import WORKDIR_PREFIX, sweep_workdirs
+
+#: A host that runs once and then waits with its Runtime open (its pool's
+#: guests and template each hold a work directory) until it is killed.
+WAITS = """
+import asyncio, sys, warnings
+warnings.simplefilter("ignore")
+import tether
+async def main():
+    async with tether.Runtime(sandbox="process") as rt:
+        result = await rt.run("return 1")
+        print(result.status, flush=True)
+        await asyncio.sleep(3600)
+asyncio.run(main())
+"""
+
+RUNS_ONCE = """
+import asyncio, warnings
+warnings.simplefilter("ignore")
+import tether
+async def main():
+    async with tether.Runtime(sandbox="process") as rt:
+        print((await rt.run("return 1")).status)
+asyncio.run(main())
+"""
+
+
+def _dead_pid() -> int:
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    return gone.pid
+
+
+def test_only_the_directories_of_hosts_that_are_gone_are_removed(tmp_path: Path) -> None:
+    namespace = owners.owner().split("-")[0]
+    dead = _dead_pid()
+    orphan = tmp_path / f"{WORKDIR_PREFIX}{namespace}-{dead}-abc_1"
+    kept = [tmp_path / f"{WORKDIR_PREFIX}{owners.owner()}-abc_2",  # this live host's
+            tmp_path / f"{WORKDIR_PREFIX}1-{dead}-abc_3",  # that pid in another namespace
+            tmp_path / f"{WORKDIR_PREFIX}abc_4",  # not a name of ours
+            tmp_path / f"other-{namespace}-{dead}-abc_5"]
+    for path in (orphan, *kept):
+        (path / "sub").mkdir(parents=True)
+        (path / "sub" / "file").write_text("x")
+    (orphan / "sub").chmod(0)  # what a program made unreadable goes too
+    assert sweep_workdirs(str(tmp_path)) == 1
+    assert not orphan.exists()
+    assert all(path.is_dir() for path in kept)
+
+
+def test_a_killed_hosts_work_directories_are_removed_by_the_next_host(tmp_path: Path) -> None:
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    host = subprocess.Popen([sys.executable, "-c", WAITS], env=env, stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert host.stdout is not None
+        assert host.stdout.readline().strip() == "ok"
+    finally:
+        host.send_signal(signal.SIGKILL)
+        host.wait()
+    mine = f"{WORKDIR_PREFIX}{owners.owner().split('-')[0]}-{host.pid}-"
+
+    def left() -> list[str]:
+        return [p.name for p in tmp_path.iterdir() if p.name.startswith(mine)]
+
+    deadline = time.monotonic() + 10  # its guests die with it, then their files stay
+    while not left() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert left(), "the killed host left no work directory to test with"
+    done = subprocess.run([sys.executable, "-c", RUNS_ONCE], env=env, capture_output=True,
+                          text=True, timeout=120, check=True)
+    assert done.stdout.strip() == "ok"
+    deadline = time.monotonic() + 30  # the sweep runs beside the run, in a thread
+    while left() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert left() == []
