@@ -21,6 +21,12 @@ worker after its last process exits). Run it on an otherwise idle machine:
   runs ``print("hi")`` / ``return 42`` (as a function body) and sends 20
   bytes back; timed from the send to the reply, the parent blocking (no
   event loop). No codec, no confinement, no output capture.
+- ``fork, child waits``: ``fork``, the child exiting once the parent has
+  written a byte to a pipe; ``fork into a run's cgroups``: the same, the
+  child put in a run's cgroups first (host/cgroups.py: created, given the
+  default limits, joined; its peak read and the groups removed once it has
+  exited), as every run is where cgroups are writable. The difference is
+  what the kernel charges for a run's cgroups.
 - ``clone namespaces``: the same with the namespaces every forked run gets
   (user, PID, mount, network, IPC, UTS).
 - ``clone namespaces, no network``: without the network namespace.
@@ -44,7 +50,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from tether.host import node_snapshot
+from tether.host import cgroups, node_snapshot
 from tether.host.guests import node_flags
 from tether.host.limits import Limits
 from tether.host.paths import GUEST_DIR
@@ -90,6 +96,29 @@ def fork_and_write(size: int) -> None:
         bytearray(size)  # zero-filled: every page written
         os._exit(0)
     os.waitpid(pid, 0)
+
+
+def fork_and_wait(into_cgroups: bool) -> None:
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.read(read, 1)
+        os._exit(0)
+    group = cgroups.RunCgroup(cgroups.group_name(pid)) if into_cgroups else None
+    try:
+        if group is not None:
+            limits = Limits()
+            group.set_limits(memory_bytes=limits.memory_bytes, processes=limits.processes)
+            group.add(pid)
+        os.write(write, b"x")
+        os.waitpid(pid, 0)
+        if group is not None:
+            group.peak_memory()
+    finally:
+        if group is not None:
+            group.remove()
+        os.close(read)
+        os.close(write)
 
 
 W1_SOURCE = 'def program():\n    print("hi")\n    return 42\n'
@@ -192,6 +221,9 @@ def main() -> None:
     measure("fork", lambda: clone_and_reap(0), count)
     measure("fork, child writes 2 MiB", lambda: fork_and_write(2 * 1024 * 1024), count)
     paused_hello(max(20, count // 10))
+    measure("fork, child waits", lambda: fork_and_wait(False), count)
+    if cgroups.available().version is not None:
+        measure("fork into a run's cgroups", lambda: fork_and_wait(True), count)
     measure("clone namespaces", lambda: clone_and_reap(RUN_NAMESPACES), count)
     measure("clone namespaces, no network",
             lambda: clone_and_reap(RUN_NAMESPACES & ~CLONE_NEWNET), count)
