@@ -24,7 +24,8 @@ into place only once a guest started from it has said HELLO, so a blob
 that is there is one this node accepted. One that node refuses later
 (deleted under a guest starting from it, damaged on disk) is removed when
 a guest fails on it and one from ``main.mjs`` does not (:func:`condemn`):
-that guest is the run's, and the blob is built again.
+the guest from ``main.mjs`` takes the first one's place, and the blob is
+built again.
 """
 
 from __future__ import annotations
