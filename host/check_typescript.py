@@ -64,7 +64,7 @@ class TypeScriptChecker:
             except (TimeoutError, OSError, ValueError, EOFError):
                 await self._stop()
                 return None
-        if "diagnostics" not in answer:
+        if answer.get("diagnostics") is None:  # an error, or a name it cannot declare
             return None
         last = max(1, len(source.splitlines()))
         return tuple(

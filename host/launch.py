@@ -22,6 +22,7 @@ import resource
 import select
 import signal
 import socket
+import stat
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -85,15 +86,20 @@ def new_workdir() -> str:
 
 def sweep_workdirs(where: str) -> int:
     """Remove the run directories in ``where`` whose host is gone (it was
-    killed with SIGKILL; host/owners.py). Returns how many."""
+    killed with SIGKILL; host/owners.py): directories, not links, of this
+    user's only. Returns how many."""
     removed = 0
     with contextlib.suppress(OSError):
         for entry in os.scandir(where):
             namespace, _, rest = entry.name.removeprefix(WORKDIR_PREFIX).partition("-")
-            if entry.name.startswith(WORKDIR_PREFIX) and entry.is_dir(follow_symlinks=False) \
-                    and owners.gone(namespace, rest.partition("-")[0]):
-                remove_tree(entry.path)
-                removed += 1
+            if not (entry.name.startswith(WORKDIR_PREFIX)
+                    and owners.gone(namespace, rest.partition("-")[0])):
+                continue
+            with contextlib.suppress(OSError):
+                found = entry.stat(follow_symlinks=False)
+                if stat.S_ISDIR(found.st_mode) and found.st_uid == os.geteuid():
+                    remove_tree(entry.path)
+                    removed += not os.path.lexists(entry.path)
     return removed
 
 

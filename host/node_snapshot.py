@@ -17,9 +17,10 @@ The first guest that finds no blob starts the build and starts from
 ``main.mjs``, as does every guest until the blob is there, and every guest
 if it cannot be built (no writable cache directory, a node that cannot
 build snapshots). The build runs apart from the host's runs (a process of
-its own session, waited for by one of tether's threads, so it never holds
-up a run and is reaped even where PID 1 reaps nothing), and the host never
-stops it: another host may be waiting for the same blob. It moves the blob
+its own session, waited for by a thread of its own, so it never holds up a
+run and is reaped even where PID 1 reaps nothing), and the host stops it
+only past :data:`BUILD_TIMEOUT`: another host may be waiting for the same
+blob. It moves the blob
 into place only once a guest started from it has said HELLO, so a blob
 that is there is one this node accepted. One that node refuses later
 (deleted under a guest starting from it, damaged on disk) is removed when
@@ -33,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import signal
 import stat
 import subprocess
 import threading
@@ -41,7 +43,6 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
-from . import threads
 from .paths import GUEST_DIR
 
 _NODE_DIR = GUEST_DIR / "node"
@@ -62,10 +63,11 @@ _BUILD_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}  # no NODE_OPTIONS: it
 
 _asked: set[Path] = set()  # blobs this process has started to build
 _touched: dict[Path, float] = {}  # blob -> when this process last touched it
-_refused: dict[Path, int] = {}  # blob -> inode of a file no guest starts from now
+_refused: dict[Path, tuple[int, int, int] | None] = {}  # blob -> a file no guest starts from
 _condemned: set[Path] = set()  # blobs node refused, removed once
 _TOUCH_EVERY = 24 * 3600.0
-_BUILD_TIMEOUT = 120.0
+#: The longest a build may take (its own steps time out sooner).
+BUILD_TIMEOUT = 300.0
 _lock = threading.Lock()
 
 
@@ -80,8 +82,8 @@ def snapshot_blob(node: str, flags: tuple[str, ...]) -> Path | None:
     except OSError:
         found = None
     if found is not None and stat.S_ISREG(found.st_mode):
-        if _refused.get(blob) == found.st_ino:  # this very file: not again
-            return None
+        if _refused.get(blob) == (found.st_dev, found.st_ino, found.st_mtime_ns):
+            return None  # this very file: not again
         if time.monotonic() - _touched.get(blob, -_TOUCH_EVERY) >= _TOUCH_EVERY:
             with contextlib.suppress(OSError):  # one this user cannot touch still works
                 os.utime(blob)  # in use: no build removes it
@@ -91,9 +93,11 @@ def snapshot_blob(node: str, flags: tuple[str, ...]) -> Path | None:
         if blob in _asked:
             return None
         _asked.add(blob)
-    # In one of tether's threads: starting a process forks the host, which
-    # the event loop calling this need not wait for.
-    threads.internal.submit(_build_apart, node, flags, blob)
+    # In a thread of its own: starting a process forks the host, which the
+    # event loop calling this need not wait for, and the thread then waits
+    # for the build (tether's worker threads are for runs' starts and ends).
+    threading.Thread(target=_build_apart, args=(node, flags, blob), daemon=True,
+                     name="tether-node-snapshot").start()
     return None
 
 
@@ -109,7 +113,7 @@ def suspect(blob: Path) -> None:
     from main.mjs until :func:`condemn` or :func:`acquit` says whose fault
     it was."""
     with _lock:
-        _refused[blob] = _inode(blob)
+        _refused[blob] = _identity(blob)
 
 
 def acquit(blob: Path) -> None:
@@ -118,27 +122,33 @@ def acquit(blob: Path) -> None:
         _refused.pop(blob, None)
 
 
-def condemn(blob: Path) -> None:
+def condemn(blob: Path) -> bool:
     """A guest started from main.mjs said HELLO where one from ``blob`` did
     not: node refuses it (deleted under the guest, damaged on disk). This
     process starts no more guests from that file; the first time, it is
-    removed, so that it is built again."""
+    removed, so that it is built again. True if it was removed now."""
     with _lock:
-        inode = _refused.get(blob, -1)
+        refused = _refused.get(blob)
         first = blob not in _condemned
         _condemned.add(blob)
         if first:
             _asked.discard(blob)
-    if first and inode != -1 and _inode(blob) == inode:
-        with contextlib.suppress(OSError):
-            os.unlink(blob)
-
-
-def _inode(path: Path) -> int:
+    if not first or refused is None or _identity(blob) != refused:
+        return False  # gone already, or another file since (a new build's)
     try:
-        return os.stat(path).st_ino
+        os.unlink(blob)
     except OSError:
-        return -1
+        return False
+    return True
+
+
+def _identity(path: Path) -> tuple[int, int, int] | None:
+    """Which file is at ``path`` (None: none): device, inode, modification."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino, found.st_mtime_ns
 
 
 def blob_path(node: str, flags: tuple[str, ...]) -> Path | None:
@@ -162,7 +172,7 @@ def build(node: str, flags: tuple[str, ...]) -> subprocess.CompletedProcess[str]
         raise FileNotFoundError(node)
     return subprocess.run(_build_argv(node, flags, blob), env=_BUILD_ENV,
                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          timeout=_BUILD_TIMEOUT, check=False)
+                          timeout=BUILD_TIMEOUT, check=False)
 
 
 def _build_argv(node: str, flags: tuple[str, ...], blob: Path) -> list[str]:
@@ -171,12 +181,20 @@ def _build_argv(node: str, flags: tuple[str, ...], blob: Path) -> list[str]:
 
 def _build_apart(node: str, flags: tuple[str, ...], blob: Path) -> None:
     """Builds in a session of its own (the host's signals are not its), and
-    reaps the build: a host exiting first leaves it to finish for others."""
-    with contextlib.suppress(OSError, subprocess.SubprocessError):  # then none: main.mjs
-        subprocess.run(_build_argv(node, flags, blob), env=_BUILD_ENV,
-                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, start_new_session=True,
-                       timeout=_BUILD_TIMEOUT, check=False)
+    reaps the build: a host exiting first leaves it to finish for others.
+    A build past BUILD_TIMEOUT is killed, with every process of its session."""
+    try:
+        build = subprocess.Popen(_build_argv(node, flags, blob), env=_BUILD_ENV,
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, start_new_session=True)
+    except OSError:  # then none: guests start from main.mjs
+        return
+    try:
+        build.wait(BUILD_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(OSError):
+            os.killpg(build.pid, signal.SIGKILL)
+        build.wait()
 
 
 def _digest(text: str) -> str:

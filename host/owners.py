@@ -5,7 +5,9 @@ die with it). So their work directories and cgroups are named after their
 host, ``<PID namespace>-<pid>``, and a host's first run removes those whose
 host is gone. The PID namespace is part of the name because a pid means
 nothing outside its own: what hosts in other containers made, in a shared
-``/tmp`` or cgroup tree, is left alone, as is what another user's host made.
+``/tmp`` or cgroup tree, is left alone. (It is written ``ns<inode>``, not
+a bare number, which tether versions that named groups ``<pid>-...``
+read as no name of theirs.)
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ from functools import cache
 @cache
 def _namespace() -> str:
     try:
-        return str(os.stat("/proc/self/ns/pid").st_ino)
+        return f"ns{os.stat('/proc/self/ns/pid').st_ino}"
     except OSError:  # no /proc: every host here is in the one namespace
-        return "0"
+        return "ns0"
 
 
 def owner() -> str:
@@ -31,7 +33,7 @@ def gone(namespace: str, pid: str) -> bool:
     """True if ``namespace`` and ``pid`` (from a name) are a host of this
     PID namespace that is no longer running. A pid since reused by another
     process keeps its host's leftovers: they are only left, never wrongly taken."""
-    if namespace != _namespace() or not pid.isdigit():
+    if namespace != _namespace() or not (pid.isascii() and pid.isdigit()):
         return False
     try:
         os.kill(int(pid), 0)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from tether.codec import NEED_DATA, Connection, Hello, ProtocolError, Role
+from tether.codec import CONNECTION_CLOSED, NEED_DATA, Connection, Hello, ProtocolError, Role
 
 from . import node_snapshot
 from .guests import GuestCommand
@@ -147,23 +147,24 @@ class SpawnStarter:
                 blob = blob_of(command.argv)
                 if not warm and blob is None and suspect is None:  # the run reads its HELLO
                     return StartedGuest(launched, workdir, run_connection(limits), since=since)
+                # A cold guest's HELLO counts in its run's timeout, as where the run reads it.
+                deadline = None if warm else loop.time() + limits.timeout
                 try:
                     guest = await (until_hello(launched, workdir, self._prepare) if warm else
                                    until_hello(launched, workdir, conn=run_connection(limits),
-                                               run_timeout=since + limits.timeout - loop.time()))
-                except GuestStartError:
+                                               run_timeout=limits.timeout))
+                except GuestEndedEarly:
                     if blob is None or suspect is not None:
                         raise
                     suspect = blob
                     node_snapshot.suspect(blob)  # the next guest starts from main.mjs
                     continue
                 if suspect is not None and guest.hello is not None:
-                    logger.warning("tether: node could not start from its snapshot %s, which is "
-                                   "removed and built again", suspect)
-                    node_snapshot.condemn(suspect)
+                    removed = node_snapshot.condemn(suspect)
+                    logger.warning("tether: node could not start from its snapshot %s%s",
+                                   suspect, ", which is removed and built again" if removed else "")
                     suspect = None
-                if not warm:
-                    guest.since, guest.deadline = since, since + limits.timeout
+                guest.since, guest.deadline = (None, None) if warm else (since, deadline)
                 return guest
         finally:
             if suspect is not None:  # main.mjs failed too (or said nothing in time)
@@ -268,6 +269,10 @@ class LauncherStarter:
         pass
 
 
+class GuestEndedEarly(GuestStartError):
+    """The guest ended (or closed its channel) before its HELLO."""
+
+
 async def until_hello(launched: GuestProcess, workdir: str | None,
                       then: Callable[[GuestProcess], None] | None = None, *,
                       conn: Connection | None = None,
@@ -278,13 +283,12 @@ async def until_hello(launched: GuestProcess, workdir: str | None,
     without its HELLO once the run's time is up (the run then times out)."""
     if conn is None:
         conn = Connection(Role.HOST, step_bytes=STEP_BYTES, between_steps=between_steps)
-    late = run_timeout is not None and run_timeout < START_TIMEOUT
     try:
         try:
-            async with asyncio.timeout(run_timeout if late else START_TIMEOUT):
+            async with asyncio.timeout(START_TIMEOUT if run_timeout is None else run_timeout):
                 hello = await _hello(conn, launched.child)
         except TimeoutError:
-            if not late:
+            if run_timeout is None:
                 raise
             return StartedGuest(launched, workdir, conn)
         if then is not None:
@@ -301,7 +305,8 @@ async def until_hello(launched: GuestProcess, workdir: str | None,
         if isinstance(exc, asyncio.CancelledError):
             raise
         said = launched.child.raw_stderr.text().strip()
-        raise GuestStartError(f"{exc}: {said}" if said else str(exc)) from exc
+        kind = type(exc) if isinstance(exc, GuestStartError) else GuestStartError
+        raise kind(f"{exc}: {said}" if said else str(exc)) from exc
 
 
 async def _hello(conn: Connection, child: Child) -> Hello:
@@ -310,6 +315,8 @@ async def _hello(conn: Connection, child: Child) -> Hello:
         event = conn.next_event()
         if isinstance(event, Hello):
             return event
+        if event is CONNECTION_CLOSED:
+            raise GuestEndedEarly("the guest ended before its HELLO")
         if event is not NEED_DATA:
             raise GuestStartError(f"expected HELLO, got {event!r}")
         data = await loop.sock_recv(child.channel, 65536)

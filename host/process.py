@@ -436,12 +436,21 @@ async def in_thread(work: Callable[..., None], *args: Any) -> None:
 
 
 def remove_tree(path: str) -> None:
-    """rmtree that also gets through directories the program made unreadable."""
+    """rmtree that also gets through directories the program made unreadable.
+    Only directories inside ``path`` are opened up again, and never through
+    a symbolic link (a program's link to a file of the host's stays a link)."""
+    root = os.path.normpath(path)
+
+    def open_up(directory: str) -> None:
+        directory = os.path.normpath(directory)
+        inside = directory == root or directory.startswith(root + os.sep)
+        if inside and stat.S_ISDIR(os.lstat(directory).st_mode):
+            os.chmod(directory, stat.S_IRWXU)
 
     def retry(function: Any, name: str, _exc: Any) -> None:
         with contextlib.suppress(OSError):
-            os.chmod(os.path.dirname(name), stat.S_IRWXU)
-            os.chmod(name, stat.S_IRWXU)
+            open_up(os.path.dirname(name))
+            open_up(name)
         with contextlib.suppress(OSError):
             if function in (os.rmdir, os.unlink):
                 function(name)

@@ -28,7 +28,7 @@ from .guests import (
     guest_command,
     zygote_command,
 )
-from .launch import GuestStartError
+from .launch import GuestStartError, StartedGuest
 from .limits import Limits
 from .pool import (
     ForkStarter,
@@ -140,6 +140,7 @@ class Runtime:
         self._zygotes: dict[Sandbox, Zygote] = {}
         self._sessions: dict[Session, asyncio.Future[None]] = {}
         self._teardowns: set[asyncio.Task[None]] = set()
+        self._cold_starts: set[asyncio.Task[StartedGuest]] = set()
         self._closed = False
         self.check_before_run = check
         self.approve = approve
@@ -294,11 +295,21 @@ class Runtime:
         pool = self._pool(language, limits, profile)
         ready = await pool.acquire()
         if ready is None and not self._closed:
+            # A task of its own, so that closing the Runtime stops it (a cold
+            # guest from a Node snapshot is started until its HELLO).
+            start = asyncio.get_running_loop().create_task(pool.start_cold(limits))
+            self._cold_starts.add(start)
             try:
-                ready = await pool.start_cold(limits)
+                ready = await start
             except GuestStartError as exc:  # out of processes or descriptors; the engine refused
                 return RunResult(status=Status.CRASHED, error=RunError(
                     "GuestCrashed", f"the guest could not be started: {exc}"))
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if not self._closed or (task is not None and task.cancelling()):
+                    raise  # the caller's cancellation, not the Runtime's closing
+            finally:
+                self._cold_starts.discard(start)
         if self._closed:  # closed while this run's guest was starting
             if ready is not None:
                 await discard(ready)
@@ -425,6 +436,9 @@ class Runtime:
         self._closed = True
         for session in self._sessions:
             session.cancel()
+        for start in self._cold_starts:
+            start.cancel()
+        await asyncio.gather(*self._cold_starts, return_exceptions=True)  # cancelled above
         await asyncio.gather(*self._sessions.values(),
                              *(pool.aclose() for pool in self._pools.values()))
         await asyncio.gather(*self._teardowns)

@@ -25,21 +25,36 @@ const SUFFIX = '\n}\n';
 const SCOPED_SUFFIX = '\n} }\n';
 
 /** The program's first line: the variables, of any type, in scope. */
-function prefix(language, variables) {
-  const names = (variables ?? []).filter(isParameterName);
+function prefix(language, names) {
   if (names.length === 0) return PREFIX;
   const typed = language === 'typescript' ? names.map((name) => `${name}: any`) : names;
   return `function __tether_scope__(${typed.join(', ')}) { return ${PREFIX}`;
 }
 
-/** A name the guest puts in the program's scope; the others, reserved
- * words, no program can name (the guest keeps them as they came). */
-function isParameterName(name) {
-  if (typeof name !== 'string' || !ts.isIdentifierText(name, ts.ScriptTarget.ES2022)) return false;
-  if (name === 'eval' || name === 'arguments') return false; // not parameters in strict code
-  const token = ts.stringToToken(name);
-  return token === undefined || token > ts.SyntaxKind.LastFutureReservedWord;
+/**
+ * The variables as the check declares them, or null when it cannot declare
+ * them all as the guest has them: the guest puts in scope every name that
+ * sloppy JavaScript allows as a parameter (`new Function(name, '')`), the
+ * check reads strict code, where `package`, `let`, `eval` and the like are
+ * reserved. Names no program can write (`default`, from a Python run) are
+ * left out on both sides.
+ */
+function scopeNames(variables) {
+  const names = [];
+  for (const name of variables ?? []) {
+    if (typeof name !== 'string' || !ts.isIdentifierText(name, ts.ScriptTarget.ES2022)) continue;
+    const token = ts.stringToToken(name);
+    const reserved = token !== undefined && token >= ts.SyntaxKind.FirstReservedWord
+      && token <= ts.SyntaxKind.LastReservedWord;
+    if (reserved) continue;
+    const strictReserved = token !== undefined && token >= ts.SyntaxKind.FirstFutureReservedWord
+      && token <= ts.SyntaxKind.LastFutureReservedWord;
+    if (strictReserved || name === 'eval' || name === 'arguments' || name.startsWith('__tether_')) return null;
+    names.push(name);
+  }
+  return names;
 }
+
 // In JavaScript only what checkJs knows for sure: unknown names, argument
 // counts, and (from the declarations) wrong argument types.
 const JAVASCRIPT_CODES = new Set([2304, 2552, 2554, 2555, 2556, 2345, 2339, 2551, 2349]);
@@ -75,8 +90,10 @@ let previous; // the last program: what did not change is reused from it
 const base = ts.createCompilerHost(OPTIONS, true);
 
 function check({ language, declarations, source, variables }) {
+  const names = scopeNames(variables);
+  if (names === null) return null; // not checked: no false "unknown name"
   const programFile = `${ROOT}/program.${language === 'typescript' ? 'ts' : 'js'}`;
-  const first = prefix(language, variables);
+  const first = prefix(language, names);
   const text = first + source + (first === PREFIX ? SUFFIX : SCOPED_SUFFIX);
   const virtual = new Map([[DECLARATIONS, declarations], [programFile, text]]);
   const host = {

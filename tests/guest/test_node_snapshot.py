@@ -138,6 +138,40 @@ def test_a_blob_is_removed_only_when_a_guest_from_main_starts_where_one_from_it_
     assert not blob.exists()
 
 
+def _started_from(where: Path) -> list[int]:
+    """Processes whose command line names a file under ``where``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if str(where).encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_closing_the_runtime_stops_a_cold_guest_still_starting(snapshots: Path) -> None:
+    """A cold guest from the snapshot is started until its HELLO before its
+    run begins: closing the Runtime then cancels the run and ends the guest."""
+    node = Interpreters().node_path()
+    assert node_snapshot.build(node, node_flags(Limits())).returncode == 0
+
+    async def go() -> Any:
+        rt = Runtime(sandbox="process", pool=None)
+        run = asyncio.get_running_loop().create_task(rt.run("return 1", language="javascript"))
+        while not _started_from(snapshots):  # the guest is starting
+            await asyncio.sleep(0.001)
+        await rt.aclose()
+        left = _started_from(snapshots)  # once closed, nothing of it may run on
+        return left, await run
+
+    left, result = asyncio.run(go())
+    assert left == []
+    assert result.status is Status.CANCELLED, result
+
+
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_a_cold_guest_from_the_snapshot_times_out_with_its_run(snapshots: Path) -> None:
     """Its HELLO is awaited before the run begins, within the run's timeout."""

@@ -34,7 +34,7 @@ def test_a_killed_hosts_groups_are_swept_and_a_live_ones_kept() -> None:
     namespace = owners.owner().split("-")[0]
     orphan = f"{namespace}-{gone.pid}-1-{os.urandom(4).hex()}"
     alive = cgroups.group_name(1)  # this process's own
-    elsewhere = f"1-{gone.pid}-1-{os.urandom(4).hex()}"  # that pid in another PID namespace
+    elsewhere = f"ns1-{gone.pid}-1-{os.urandom(4).hex()}"  # that pid in another PID namespace
     kept = (alive, elsewhere)
     for parent in _parents():
         for name in (orphan, *kept):

@@ -146,6 +146,10 @@ def test_a_checked_javascript_program_sees_the_runs_variables(lang: str) -> None
     assert result.ok and result.value == ["a2"] * 3, (result.error, result.diagnostics)
     result = run("let n = 'x'\nreturn n", language=lang, check=True, variables=variables)
     assert result.ok and result.value == "x", (result.error, result.diagnostics)
+    # A name sloppy JavaScript allows and strict code reserves is in the
+    # guest's scope but cannot be declared to the check: the run goes unchecked.
+    result = run("return package + 1", language=lang, check=True, variables={"package": 1})
+    assert result.ok and result.value == 2, (result.error, result.diagnostics)
 
 
 def test_without_check_a_typescript_type_error_still_runs() -> None:

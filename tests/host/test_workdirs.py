@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tether.host import owners
 from tether.host.launch import WORKDIR_PREFIX, sweep_workdirs
 
@@ -50,16 +52,36 @@ def test_only_the_directories_of_hosts_that_are_gone_are_removed(tmp_path: Path)
     dead = _dead_pid()
     orphan = tmp_path / f"{WORKDIR_PREFIX}{namespace}-{dead}-abc_1"
     kept = [tmp_path / f"{WORKDIR_PREFIX}{owners.owner()}-abc_2",  # this live host's
-            tmp_path / f"{WORKDIR_PREFIX}1-{dead}-abc_3",  # that pid in another namespace
+            tmp_path / f"{WORKDIR_PREFIX}ns1-{dead}-abc_3",  # that pid in another namespace
             tmp_path / f"{WORKDIR_PREFIX}abc_4",  # not a name of ours
-            tmp_path / f"other-{namespace}-{dead}-abc_5"]
+            tmp_path / f"other-{namespace}-{dead}-abc_5",
+            tmp_path / f"{WORKDIR_PREFIX}{namespace}-\u00b2-abc_6"]  # a digit, not an ASCII one
     for path in (orphan, *kept):
         (path / "sub").mkdir(parents=True)
         (path / "sub" / "file").write_text("x")
+    outside = tmp_path / "outside"
+    (outside / "sub").mkdir(parents=True)
+    (outside / "sub" / "file").write_text("x")
+    (outside / "sub" / "file").chmod(0o644)
+    (orphan / "sub" / "link").symlink_to(outside / "sub" / "file")  # a program's, say
+    link = tmp_path / f"{WORKDIR_PREFIX}{namespace}-{dead}-abc_7"
+    link.symlink_to(outside)  # a link is no directory of a run
     (orphan / "sub").chmod(0)  # what a program made unreadable goes too
     assert sweep_workdirs(str(tmp_path)) == 1
     assert not orphan.exists()
     assert all(path.is_dir() for path in kept)
+    assert link.is_symlink() and (outside / "sub" / "file").read_text() == "x"
+    assert (outside / "sub" / "file").stat().st_mode & 0o777 == 0o644
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making another user's directory needs root")
+def test_another_users_directories_are_left_alone(tmp_path: Path) -> None:
+    namespace = owners.owner().split("-")[0]
+    theirs = tmp_path / f"{WORKDIR_PREFIX}{namespace}-{_dead_pid()}-abc_1"
+    theirs.mkdir()
+    os.chown(theirs, 65534, 65534)
+    assert sweep_workdirs(str(tmp_path)) == 0
+    assert theirs.is_dir()
 
 
 def test_a_killed_hosts_work_directories_are_removed_by_the_next_host(tmp_path: Path) -> None:
