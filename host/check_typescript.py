@@ -53,8 +53,9 @@ class TypeScriptChecker:
     async def check(self, source: str, language: str, descriptions: Iterable[Description],
                     timeout: float, variables: Sequence[str] = ()) -> tuple[RunError, ...] | None:
         """The program's errors (empty: none); None when the checker could
-        not say in time. ``variables``: the names the run defines before the
-        program starts (of any type to the check)."""
+        not say (in time, or at all: a run with a variable it cannot declare,
+        guest/node/check.mjs). ``variables``: the names the run defines before
+        the program starts (of any type to the check)."""
         request = {"language": language, "declarations": declarations(descriptions),
                    "source": source, "variables": list(variables)}
         async with self._lock:

@@ -63,7 +63,7 @@ _BUILD_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}  # no NODE_OPTIONS: it
 
 _asked: set[Path] = set()  # blobs this process has started to build
 _touched: dict[Path, float] = {}  # blob -> when this process last touched it
-_refused: dict[Path, tuple[int, int, int] | None] = {}  # blob -> a file no guest starts from
+_refused: dict[Path, tuple[int, int] | None] = {}  # blob -> a file no guest starts from
 _condemned: set[Path] = set()  # blobs node refused, removed once
 _TOUCH_EVERY = 24 * 3600.0
 #: The longest a build may take (its own steps time out sooner).
@@ -82,7 +82,7 @@ def snapshot_blob(node: str, flags: tuple[str, ...]) -> Path | None:
     except OSError:
         found = None
     if found is not None and stat.S_ISREG(found.st_mode):
-        if _refused.get(blob) == (found.st_dev, found.st_ino, found.st_mtime_ns):
+        if _refused.get(blob) == (found.st_dev, found.st_ino):
             return None  # this very file: not again
         if time.monotonic() - _touched.get(blob, -_TOUCH_EVERY) >= _TOUCH_EVERY:
             with contextlib.suppress(OSError):  # one this user cannot touch still works
@@ -96,8 +96,12 @@ def snapshot_blob(node: str, flags: tuple[str, ...]) -> Path | None:
     # In a thread of its own: starting a process forks the host, which the
     # event loop calling this need not wait for, and the thread then waits
     # for the build (tether's worker threads are for runs' starts and ends).
-    threading.Thread(target=_build_apart, args=(node, flags, blob), daemon=True,
-                     name="tether-node-snapshot").start()
+    try:
+        threading.Thread(target=_build_apart, args=(node, flags, blob), daemon=True,
+                         name="tether-node-snapshot").start()
+    except RuntimeError:  # no thread to be had now: a later guest asks again
+        with _lock:
+            _asked.discard(blob)
     return None
 
 
@@ -129,26 +133,25 @@ def condemn(blob: Path) -> bool:
     removed, so that it is built again. True if it was removed now."""
     with _lock:
         refused = _refused.get(blob)
-        first = blob not in _condemned
+        if blob in _condemned or refused is None or _identity(blob) != refused:
+            return False  # removed once already, gone, or another file since (a new build's)
+        try:
+            os.unlink(blob)
+        except OSError:
+            return False
         _condemned.add(blob)
-        if first:
-            _asked.discard(blob)
-    if not first or refused is None or _identity(blob) != refused:
-        return False  # gone already, or another file since (a new build's)
-    try:
-        os.unlink(blob)
-    except OSError:
-        return False
+        _asked.discard(blob)
     return True
 
 
-def _identity(path: Path) -> tuple[int, int, int] | None:
-    """Which file is at ``path`` (None: none): device, inode, modification."""
+def _identity(path: Path) -> tuple[int, int] | None:
+    """Which file is at ``path`` (None: none): its device and inode (not its
+    modification time, which a host's daily touch changes)."""
     try:
         found = os.stat(path)
     except OSError:
         return None
-    return found.st_dev, found.st_ino, found.st_mtime_ns
+    return found.st_dev, found.st_ino
 
 
 def blob_path(node: str, flags: tuple[str, ...]) -> Path | None:
@@ -166,7 +169,8 @@ def blob_path(node: str, flags: tuple[str, ...]) -> Path | None:
 
 
 def build(node: str, flags: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
-    """Builds the blob now and waits for it (the build apart runs the same)."""
+    """Builds the blob now and waits for it (the build apart runs the same
+    command, and on timeout kills its whole session, not only node)."""
     blob = blob_path(node, flags)
     if blob is None:
         raise FileNotFoundError(node)

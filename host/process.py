@@ -435,11 +435,12 @@ async def in_thread(work: Callable[..., None], *args: Any) -> None:
         raise
 
 
-def remove_tree(path: str) -> None:
+def remove_tree(path: str, *, _opened: set[str] | None = None) -> None:
     """rmtree that also gets through directories the program made unreadable.
     Only directories inside ``path`` are opened up again, and never through
     a symbolic link (a program's link to a file of the host's stays a link)."""
     root = os.path.normpath(path)
+    opened = set() if _opened is None else _opened  # walked again once each
 
     def open_up(directory: str) -> None:
         directory = os.path.normpath(directory)
@@ -447,13 +448,18 @@ def remove_tree(path: str) -> None:
         if inside and stat.S_ISDIR(os.lstat(directory).st_mode):
             os.chmod(directory, stat.S_IRWXU)
 
-    def retry(function: Any, name: str, _exc: Any) -> None:
+    def retry(function: Any, name: str, exc: Any) -> None:
+        error = exc[1] if isinstance(exc, tuple) else exc  # onerror's exc_info, onexc's exception
         with contextlib.suppress(OSError):
             open_up(os.path.dirname(name))
             open_up(name)
         with contextlib.suppress(OSError):
             if function in (os.rmdir, os.unlink):
                 function(name)
+            elif isinstance(error, PermissionError) and name not in opened and \
+                    stat.S_ISDIR(os.lstat(name).st_mode):
+                opened.add(name)  # unreadable until just now: what is in it goes too
+                remove_tree(name, _opened=opened)
             else:  # it could not even be opened (no descriptors left): if empty, it goes
                 os.rmdir(name)
 

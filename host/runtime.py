@@ -306,13 +306,20 @@ class Runtime:
                     "GuestCrashed", f"the guest could not be started: {exc}"))
             except asyncio.CancelledError:
                 task = asyncio.current_task()
-                if not self._closed or (task is not None and task.cancelling()):
-                    raise  # the caller's cancellation, not the Runtime's closing
+                # The caller's cancellation, not the Runtime's closing, goes on;
+                # a guest that was ready as it came is let go either way.
+                caller = not self._closed or (task is not None and task.cancelling() > 0)
+                if start.done() and not start.cancelled() and start.exception() is None:
+                    ready = start.result()
+                    if caller:
+                        self._defer(discard(ready))
+                if caller:
+                    raise
             finally:
                 self._cold_starts.discard(start)
         if self._closed:  # closed while this run's guest was starting
             if ready is not None:
-                await discard(ready)
+                self._defer(discard(ready))  # one that aclose() waits for
             return RunResult(status=Status.CANCELLED, error=RunError(
                 "Cancelled", "the runtime was closed before the program started"))
         assert ready is not None

@@ -49,7 +49,7 @@ function scopeNames(variables) {
     if (reserved) continue;
     const strictReserved = token !== undefined && token >= ts.SyntaxKind.FirstFutureReservedWord
       && token <= ts.SyntaxKind.LastFutureReservedWord;
-    if (strictReserved || name === 'eval' || name === 'arguments' || name.startsWith('__tether_')) return null;
+    if (strictReserved || name === 'eval' || name === 'arguments') return null;
     names.push(name);
   }
   return names;

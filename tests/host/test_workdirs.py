@@ -1,20 +1,26 @@
 """A run's work directory is named after its host (host/owners.py): those a
 host killed with SIGKILL left are removed by the next host's first run, and
-a live host's, another PID namespace's and names not of tether's are kept."""
+a live host's, another PID namespace's and names not of tether's are kept.
+Whatever a program left in one, unreadable directories too, is removed."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tether.host import owners
 from tether.host.launch import WORKDIR_PREFIX, sweep_workdirs
+from tether.host.process import remove_tree
 
 #: A host that runs once and then waits with its Runtime open (its pool's
 #: guests and template each hold a work directory) until it is killed.
@@ -110,3 +116,38 @@ def test_a_killed_hosts_work_directories_are_removed_by_the_next_host(tmp_path: 
     while left() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert left() == []
+
+
+def _as_nobody_if_root() -> contextlib.AbstractContextManager[None]:
+    """Root reads and removes anything: the files' own permissions only
+    count for another user, which root can become for a while (euid)."""
+    if os.geteuid() != 0:
+        return contextlib.nullcontext()
+
+    @contextlib.contextmanager
+    def nobody() -> Iterator[None]:
+        os.setegid(65534)
+        os.seteuid(65534)
+        try:
+            yield
+        finally:
+            os.seteuid(0)
+            os.setegid(0)
+    return nobody()
+
+
+def test_what_a_program_made_unreadable_is_removed_too() -> None:
+    top = tempfile.mkdtemp(dir="/var/tmp" if os.geteuid() == 0 else None)
+    if os.geteuid() == 0:
+        os.chown(top, 65534, 65534)
+    try:
+        with _as_nobody_if_root():
+            tree = Path(top) / "run"
+            (tree / "a" / "b").mkdir(parents=True)
+            (tree / "a" / "b" / "file").write_text("x")
+            (tree / "a" / "b").chmod(0)  # as a program may leave it
+            (tree / "a").chmod(0o500)
+            remove_tree(str(tree))
+            assert not tree.exists()
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
