@@ -49,10 +49,10 @@ from .values import (
     DEFAULT_VALUE_BYTES,
     ENVELOPE_ITEMS,
     Payload,
-    PayloadParts,
     decode_payload,
     decode_payload_in_steps,
     encode_payload,
+    payload_pieces,
     payload_size,
     value_items,
 )
@@ -199,8 +199,7 @@ class Connection:
         (or its parts) already computed by the caller (to size a large value
         once)."""
         header, payload = self.send_parts(message, payload)
-        return b"".join((header, *payload.parts)) if isinstance(payload, PayloadParts) \
-            else header + payload
+        return b"".join((header, *payload_pieces(payload)))
 
     def send_parts(self, message: Message, payload: Payload | None = None
                    ) -> tuple[bytes, Payload]:

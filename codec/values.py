@@ -61,9 +61,6 @@ class PayloadParts:
     size: int
     items: int
 
-    def joined(self) -> bytes:
-        return b"".join(self.parts)
-
 
 #: An encoded payload, whole or in pieces.
 Payload: TypeAlias = bytes | PayloadParts
@@ -71,6 +68,11 @@ Payload: TypeAlias = bytes | PayloadParts
 
 def payload_size(payload: Payload) -> int:
     return payload.size if isinstance(payload, PayloadParts) else len(payload)
+
+
+def payload_pieces(payload: Payload) -> tuple[bytes, ...]:
+    """The bytes to write, one piece after the other."""
+    return payload.parts if isinstance(payload, PayloadParts) else (payload,)
 
 
 #: Nesting depth: containers within containers, the payload's own map counted (spec §10).

@@ -81,9 +81,7 @@ def sweep_orphans() -> int:
     for parent in parents:
         with contextlib.suppress(OSError):
             for entry in os.scandir(parent):
-                namespace, _, rest = entry.name.partition("-")
-                if entry.is_dir(follow_symlinks=False) and \
-                        owners.gone(namespace, rest.partition("-")[0]):
+                if entry.is_dir(follow_symlinks=False) and owners.left_by_gone_host(entry.name):
                     with contextlib.suppress(OSError):  # not empty, or gone already
                         os.rmdir(entry.path)
                         removed += 1
@@ -150,12 +148,7 @@ class RunCgroup:
 
     def out_of_memory(self) -> bool:
         """Whether the memory ceiling was hit hard enough to kill."""
-        name = "memory.events" if self.version == 2 else "memory.oom_control"
-        try:
-            lines = _read(self.dirs["memory"] / name).splitlines()
-        except OSError:
-            return False
-        counts = dict(line.split(maxsplit=1) for line in lines if " " in line)
+        counts = self._counts("memory.events" if self.version == 2 else "memory.oom_control")
         return counts.get("oom_kill", "0").strip() not in ("0", "")
 
     def ceiling_reached(self) -> bool:
@@ -163,16 +156,19 @@ class RunCgroup:
         if self.out_of_memory():
             return True
         if self.version == 2:
-            try:
-                lines = _read(self.dirs["memory"] / "memory.events").splitlines()
-            except OSError:
-                return False
-            counts = dict(line.split(maxsplit=1) for line in lines if " " in line)
-            return counts.get("max", "0").strip() not in ("0", "")
+            return self._counts("memory.events").get("max", "0").strip() not in ("0", "")
         try:
             return int(_read(self.dirs["memory"] / "memory.failcnt")) > 0
         except (OSError, ValueError):
             return False
+
+    def _counts(self, name: str) -> dict[str, str]:
+        """A memory controller file of ``key value`` lines (none if unreadable)."""
+        try:
+            lines = _read(self.dirs["memory"] / name).splitlines()
+        except OSError:
+            return {}
+        return dict(line.split(maxsplit=1) for line in lines if " " in line)
 
     def members(self) -> list[int]:
         """The processes in the group now (as the host sees their pids)."""

@@ -74,6 +74,8 @@ class GuestCommand:
     confines_itself: bool = False
     #: Host paths the sandbox binds read-only at the same place (packages).
     binds: tuple[str, ...] = ()
+    #: The startup snapshot a Node guest starts from (host/node_snapshot.py).
+    snapshot: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +205,7 @@ def guest_command(
     it runs under."""
     full_env = guest_env(workdir, env)
     binds: tuple[str, ...]
+    blob = None
     if language == "python":
         argv = [*_python_argv(interpreters, packages), "--cwd", workdir]
         if warm:
@@ -230,7 +233,7 @@ def guest_command(
     else:
         raise ValueError(f"unsupported language {language!r}; tether runs: {', '.join(LANGUAGES)}")
     return GuestCommand(tuple(argv), full_env, seccomp, landlock=True,
-                        confines_itself=language == "python", binds=binds)
+                        confines_itself=language == "python", binds=binds, snapshot=blob)
 
 
 def node_flags(limits: Limits) -> tuple[str, ...]:

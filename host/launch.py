@@ -91,9 +91,8 @@ def sweep_workdirs(where: str) -> int:
     removed = 0
     with contextlib.suppress(OSError):
         for entry in os.scandir(where):
-            namespace, _, rest = entry.name.removeprefix(WORKDIR_PREFIX).partition("-")
             if not (entry.name.startswith(WORKDIR_PREFIX)
-                    and owners.gone(namespace, rest.partition("-")[0])):
+                    and owners.left_by_gone_host(entry.name.removeprefix(WORKDIR_PREFIX))):
                 continue
             with contextlib.suppress(OSError):
                 found = entry.stat(follow_symlinks=False)

@@ -39,7 +39,6 @@ import stat
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
@@ -103,13 +102,6 @@ def snapshot_blob(node: str, flags: tuple[str, ...]) -> Path | None:
         with _lock:
             _asked.discard(blob)
     return None
-
-
-def blob_of(argv: Sequence[str]) -> Path | None:
-    """The blob a guest's command line starts node from, if any."""
-    if "--snapshot-blob" not in argv:
-        return None
-    return Path(argv[list(argv).index("--snapshot-blob") + 1])
 
 
 def suspect(blob: Path) -> None:

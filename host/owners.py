@@ -29,10 +29,13 @@ def owner() -> str:
     return f"{_namespace()}-{os.getpid()}"
 
 
-def gone(namespace: str, pid: str) -> bool:
-    """True if ``namespace`` and ``pid`` (from a name) are a host of this
-    PID namespace that is no longer running. A pid since reused by another
-    process keeps its host's leftovers: they are only left, never wrongly taken."""
+def left_by_gone_host(name: str) -> bool:
+    """True if ``name`` begins with a host (as :func:`owner` writes it) of
+    this PID namespace that is no longer running. A pid since reused by
+    another process keeps its host's leftovers: they are only left, never
+    wrongly taken."""
+    namespace, _, rest = name.partition("-")
+    pid = rest.partition("-")[0]
     if namespace != _namespace() or not (pid.isascii() and pid.isdigit()):
         return False
     try:

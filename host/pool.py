@@ -33,7 +33,6 @@ from .launch import (
     run_connection,
 )
 from .limits import Limits
-from .node_snapshot import blob_of
 from .process import Child, in_thread, remove_tree
 from .reader import STEP_BYTES, between_steps
 from .remote import Launcher, remote_connection
@@ -144,11 +143,11 @@ class SpawnStarter:
                 except BaseException:
                     remove_tree(workdir)
                     raise
-                blob = blob_of(command.argv)
+                blob = command.snapshot
                 if not warm and blob is None and suspect is None:  # the run reads its HELLO
                     return StartedGuest(launched, workdir, run_connection(limits), since=since)
                 # A cold guest's HELLO counts in its run's timeout, as where the run reads it.
-                deadline = None if warm else loop.time() + limits.timeout
+                deadline = loop.time() + limits.timeout
                 try:
                     guest = await (until_hello(launched, workdir, self._prepare) if warm else
                                    until_hello(launched, workdir, conn=run_connection(limits),
@@ -164,7 +163,8 @@ class SpawnStarter:
                     logger.warning("tether: node could not start from its snapshot %s%s",
                                    suspect, ", which is removed and built again" if removed else "")
                     suspect = None
-                guest.since, guest.deadline = (None, None) if warm else (since, deadline)
+                if not warm:
+                    guest.since, guest.deadline = since, deadline
                 return guest
         finally:
             if suspect is not None:  # main.mjs failed too (or said nothing in time)

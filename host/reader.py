@@ -33,8 +33,8 @@ from tether.codec import (
     Message,
     NeedData,
     Payload,
-    PayloadParts,
     ProtocolError,
+    payload_pieces,
 )
 
 from . import threads
@@ -100,10 +100,7 @@ class Reader:
             header, payload = self._conn.send_parts(message, payload)
         except ProtocolError:
             return
-        if isinstance(payload, PayloadParts):
-            self._channel.write(header, *payload.parts)
-        else:
-            self._channel.write(header, payload)
+        self._channel.write(header, *payload_pieces(payload))
 
     def feed(self, data: bytes) -> None:
         self._conn.receive_data(data)

@@ -22,13 +22,12 @@ const DECLARATIONS = `${ROOT}/bindings.d.ts`;
 // (guest/node/main.mjs, compile), so the program's declarations may shadow them.
 const PREFIX = 'async function __tether_program__() {\n';
 const SUFFIX = '\n}\n';
-const SCOPED_SUFFIX = '\n} }\n';
 
-/** The program's first line: the variables, of any type, in scope. */
-function prefix(language, names) {
-  if (names.length === 0) return PREFIX;
+/** The program as the checker reads it, with `names` in scope, of any type. */
+function wrap(source, language, names) {
+  if (names.length === 0) return PREFIX + source + SUFFIX;
   const typed = language === 'typescript' ? names.map((name) => `${name}: any`) : names;
-  return `function __tether_scope__(${typed.join(', ')}) { return ${PREFIX}`;
+  return `function __tether_scope__(${typed.join(', ')}) { return ${PREFIX}${source}\n} }\n`;
 }
 
 /**
@@ -93,9 +92,7 @@ function check({ language, declarations, source, variables }) {
   const names = scopeNames(variables);
   if (names === null) return null; // not checked: no false "unknown name"
   const programFile = `${ROOT}/program.${language === 'typescript' ? 'ts' : 'js'}`;
-  const first = prefix(language, names);
-  const text = first + source + (first === PREFIX ? SUFFIX : SCOPED_SUFFIX);
-  const virtual = new Map([[DECLARATIONS, declarations], [programFile, text]]);
+  const virtual = new Map([[DECLARATIONS, declarations], [programFile, wrap(source, language, names)]]);
   const host = {
     ...base,
     fileExists: (name) => virtual.has(name) || base.fileExists(name),

@@ -18,11 +18,12 @@ from tether.codec import (
     Error,
     Output,
     Payload,
-    PayloadParts,
     ProtocolError,
     Role,
     RunLimits,
     Stream,
+    payload_pieces,
+    payload_size,
 )
 
 CHANNEL_FD: Final = 3
@@ -92,13 +93,10 @@ class Channel:
     def send(self, message: Any, payload: Payload | None = None) -> None:
         with self._lock:
             header, payload = self.conn.send_parts(message, payload)
-            if isinstance(payload, PayloadParts):
-                parts = [memoryview(header), *(memoryview(part) for part in payload.parts)]
-            elif self.sock is not None and len(payload) < WRITE_APART:
-                self.sock.sendall(header + payload)
+            if self.sock is not None and payload_size(payload) < WRITE_APART:
+                self.sock.sendall(b"".join((header, *payload_pieces(payload))))
                 return
-            else:
-                parts = [memoryview(header), memoryview(payload)]
+            parts = [memoryview(piece) for piece in (header, *payload_pieces(payload))]
             while parts:  # a large payload goes out without a copy behind its header
                 sent = self.sock.sendmsg(parts) if self.sock is not None else \
                     os.writev(self.write_fd, parts)
