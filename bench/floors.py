@@ -21,12 +21,25 @@ worker after its last process exits). Run it on an otherwise idle machine:
   runs ``print("hi")`` / ``return 42`` (as a function body) and sends 20
   bytes back; timed from the send to the reply, the parent blocking (no
   event loop). No codec, no confinement, no output capture.
+- ``paused hello through the codec``: the same fresh process, now speaking
+  tether's protocol as a guest must (spec §4-§7): the parent sends a RUN
+  frame and decodes the OUTPUT and DONE frames it gets back strictly
+  (tether.codec), the child decodes the RUN strictly, compiles the program
+  as the Python guest does (``compile_program``: top-level ``return``) and
+  runs it, its print captured. No event loop, limits, cgroups or shim: what
+  any CPython guest and host of this protocol pay after a pause.
 - ``fork, child waits``: ``fork``, the child exiting once the parent has
   written a byte to a pipe; ``fork into a run's cgroups``: the same, the
   child put in a run's cgroups first (host/cgroups.py: created, given the
   default limits, joined; its peak read and the groups removed once it has
   exited), as every run is where cgroups are writable. The difference is
   what the kernel charges for a run's cgroups.
+- ``join a run's cgroups``: how long moving a waiting process into a new
+  run's cgroups takes (host/cgroups.py ``RunCgroup.add``), back to back and
+  150 ms after the last move (medians and upper quartiles). A move takes a
+  lock that, unless a move took it moments before, first waits for an RCU
+  grace period: what a run that waits for a new guest after a quiet spell
+  waits for, beside the fork (a pooled guest moves while it waits).
 - ``clone namespaces``: the same with the namespaces every forked run gets
   (user, PID, mount, network, IPC, UTS).
 - ``clone namespaces, no network``: without the network namespace.
@@ -180,6 +193,118 @@ def paused_hello(count: int) -> None:
               f"{statistics.median(times) * 1e3:.2f} ms | | |")
 
 
+def cgroup_joins(count: int) -> None:
+    """The ``join a run's cgroups`` floors (wall time of the move alone)."""
+    import statistics
+
+    for label, gap in (("back to back", 0.0), ("150 ms after the last", 0.15)):
+        times = []
+        for _ in range(count):
+            read, write = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                os.read(read, 1)
+                os._exit(0)
+            group = cgroups.RunCgroup(cgroups.group_name(pid))
+            try:
+                time.sleep(gap)
+                start = time.perf_counter()
+                group.add(pid)
+                times.append(time.perf_counter() - start)
+            finally:
+                os.write(write, b"x")
+                os.waitpid(pid, 0)
+                group.remove()
+                os.close(read)
+                os.close(write)
+        times.sort()
+        upper = times[len(times) * 3 // 4]
+        print(f"| join a run's cgroups, {label} (median; upper quartile {upper * 1e3:.2f} ms) "
+              f"| {statistics.median(times) * 1e3:.2f} ms | | |")
+
+
+def paused_codec_hello(count: int) -> None:
+    """The ``paused hello through the codec`` floor: the median of
+    ``count`` runs, 150 ms apart, each in a fresh process."""
+    import socket
+    import statistics
+
+    from tether.codec import NEED_DATA, Binding, Connection, Done, Hello, Output, Role, Run
+    from tether.codec import Stream as OutputStream
+    from tether.guest.python.program import ProgramReturn, compile_program, program_globals
+
+    run = Run(source='print("hi")\nreturn 42', language="python",
+              bindings=(Binding("add", signature="(a, b)", doc="Add two numbers."),),
+              limits=Limits().wire())
+    hello = Hello(implementation="floor", languages=("python",))
+
+    def pair() -> tuple[Connection, Connection]:
+        host, guest = Connection(Role.HOST), Connection(Role.GUEST)
+        host.receive_data(guest.send(hello))
+        host.next_event()
+        return host, guest
+
+    def guest_run(sock: socket.socket, guest: Connection) -> None:
+        guest.receive_data(sock.recv(65536))
+        message = guest.next_event()
+        assert isinstance(message, Run)
+        printed: list[str] = []
+        namespace = program_globals({"print": lambda *a: printed.append(" ".join(a) + "\n")})
+        value = None
+        try:
+            exec(compile_program(message.source), namespace)
+        except ProgramReturn as returned:
+            value = returned.value
+        sock.sendall(guest.send(Output(OutputStream.STDOUT, "".join(printed))))
+        sock.sendall(guest.send(Done(value=value)))
+
+    def host_run(sock: socket.socket, host: Connection) -> None:
+        sock.sendall(host.send(run))
+        while not isinstance(event := host.next_event(), Done):
+            if event is NEED_DATA:
+                host.receive_data(sock.recv(65536))
+
+    def rehearse() -> None:
+        (host, guest), (a, b) = pair(), socket.socketpair()
+        with a, b:
+            a.sendall(host.send(run))
+            guest_run(b, guest)
+            while not isinstance(event := host.next_event(), Done):
+                if event is NEED_DATA:
+                    host.receive_data(a.recv(65536))
+
+    rehearse()  # the template has taken the path once
+    children: list[tuple[socket.socket, int]] = []
+    for _ in range(count):
+        parent_end, child_end = socket.socketpair()
+        pid = os.fork()
+        if pid == 0:
+            for sock, _ in children:
+                sock.close()
+            parent_end.close()
+            rehearse()  # as a pooled guest does
+            guest_run(child_end, pair()[1])
+            child_end.recv(1)
+            os._exit(0)
+        child_end.close()
+        children.append((parent_end, pid))
+    time.sleep(0.5)
+    rehearse()  # the host has taken its part before, as a long-lived one has
+    times = []
+    for sock, _ in children:
+        host = pair()[0]
+        time.sleep(0.15)
+        start = time.perf_counter()
+        host_run(sock, host)
+        times.append(time.perf_counter() - start)
+    for sock, pid in children:
+        sock.send(b"q")
+        sock.close()
+        os.waitpid(pid, 0)
+    print(f"| paused hello through the codec, a fresh process each time (median of {count}) | "
+          f"{statistics.median(times) * 1e3:.2f} ms | | |")
+
+
 def measure(name: str, operation: Callable[[], object], count: int) -> None:
     operation()  # once, untimed
     cpu, wall = machine_cpu(), time.perf_counter()
@@ -221,9 +346,11 @@ def main() -> None:
     measure("fork", lambda: clone_and_reap(0), count)
     measure("fork, child writes 2 MiB", lambda: fork_and_write(2 * 1024 * 1024), count)
     paused_hello(max(20, count // 10))
+    paused_codec_hello(max(20, count // 10))
     measure("fork, child waits", lambda: fork_and_wait(False), count)
     if cgroups.available().version is not None:
         measure("fork into a run's cgroups", lambda: fork_and_wait(True), count)
+        cgroup_joins(max(20, count // 10))
     measure("clone namespaces", lambda: clone_and_reap(RUN_NAMESPACES), count)
     measure("clone namespaces, no network",
             lambda: clone_and_reap(RUN_NAMESPACES & ~CLONE_NEWNET), count)

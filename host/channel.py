@@ -25,6 +25,22 @@ READS_PER_TURN = 16
 OUTBOX_LIMIT = 4 * 1024 * 1024
 #: Buffers one sendmsg() takes at most (Linux's UIO_MAXIOV).
 IOV_MAX = 1024
+#: The send buffer asked for on both ends of a guest's channel (the kernel
+#: caps it at net.core.wmem_max, then doubles it for its bookkeeping). With
+#: the default, ~200 KiB, a 1 MB value goes out in five turns, each waiting
+#: for the other side to read; with this, in one. The kernel keeps only what
+#: is in flight: a guest that stops reading leaves the host holding at most
+#: twice this much more than OUTBOX_LIMIT.
+SEND_BUFFER_BYTES = 1024 * 1024
+
+
+def channel_pair(kind: int = socket.SOCK_STREAM) -> tuple[socket.socket, socket.socket]:
+    """A connected pair of Unix sockets for a guest's channel (host end
+    first), each with :data:`SEND_BUFFER_BYTES` to send from."""
+    pair = socket.socketpair(socket.AF_UNIX, kind)
+    for end in pair:
+        end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER_BYTES)
+    return pair
 
 
 def _drop_sent(views: collections.deque[memoryview], sent: int) -> None:

@@ -26,6 +26,7 @@ from typing import Any
 from tether.codec.forkserver import exit_status
 
 from . import threads
+from .channel import channel_pair
 
 #: Descriptors handed to posix_spawn are moved at least this high first, so
 #: that dup2 onto 0-3 never meets a source that is already 0-3.
@@ -178,7 +179,7 @@ def spawn(
     cannot be), and only fd 2 is a raw pipe. Must be called from a running
     event loop."""
     loop = asyncio.get_running_loop()
-    host_end, child_end = socket.socketpair(socket.AF_UNIX, channel_type)
+    host_end, child_end = channel_pair(channel_type)
     out_r, out_w = os.pipe()  # the child's stdout: raw output, or (stdio) the frames
     err_r, err_w = os.pipe()
     to_child = -1

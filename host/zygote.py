@@ -31,6 +31,7 @@ from tether.codec.forkserver import (
     encode_request,
 )
 
+from .channel import channel_pair
 from .guests import GuestCommand
 from .launch import GuestProcess, launch, new_workdir
 from .limits import Limits
@@ -163,7 +164,7 @@ class Zygote:
         self._next_token = (self._next_token + 1) & 0xFFFFFFFF
         token = self._next_token
         loop = asyncio.get_running_loop()
-        host_end, guest_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        host_end, guest_end = channel_pair()
         out_r, out_w = os.pipe2(os.O_CLOEXEC)
         err_r, err_w = os.pipe2(os.O_CLOEXEC)
         forked: asyncio.Future[int] = loop.create_future()

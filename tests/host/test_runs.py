@@ -6,11 +6,13 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tether import Limits, Runtime, Status
+from tether.host.channel import SEND_BUFFER_BYTES
 
 from .conftest import pick, quick, run
 
@@ -54,6 +56,19 @@ def test_large_values_cross_both_ways(lang: str) -> None:
                   javascript="const v = await get()\nreturn [await echo(v), v]")
     result = run(source, language=lang, bindings={"echo": echo, "get": lambda: value})
     assert result.value == [value, value]
+
+
+def test_the_channel_sends_a_large_frame_in_one_write() -> None:
+    """Both ends of fd 3 get a send buffer that holds a 1 MB value whole
+    (host/channel.py, SEND_BUFFER_BYTES), not the kernel's default; seen
+    from the guest's end."""
+    source = ("import os, socket\n"
+              "with socket.socket(fileno=os.dup(3)) as s:\n"
+              "    return s.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)")
+    wmem_max = int(Path("/proc/sys/net/core/wmem_max").read_text())
+    result = run(source)
+    assert result.status == "ok", result.error
+    assert result.value >= 2 * min(SEND_BUFFER_BYTES, wmem_max)
 
 
 def test_sync_and_async_bindings(lang: str) -> None:
