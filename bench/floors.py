@@ -35,11 +35,13 @@ worker after its last process exits). Run it on an otherwise idle machine:
   exited), as every run is where cgroups are writable. The difference is
   what the kernel charges for a run's cgroups.
 - ``join a run's cgroups``: how long moving a waiting process into a new
-  run's cgroups takes (host/cgroups.py ``RunCgroup.add``), back to back and
-  150 ms after the last move (medians and upper quartiles). A move takes a
-  lock that, unless a move took it moments before, first waits for an RCU
-  grace period: what a run that waits for a new guest after a quiet spell
-  waits for, beside the fork (a pooled guest moves while it waits).
+  run's cgroups takes (host/cgroups.py ``RunCgroup.add``), back to back (a
+  few milliseconds apart: a fork, an exit and a removal come between two
+  moves) and 150 ms after the last move (medians and upper quartiles). A
+  move takes a lock that, unless a move took it moments before, first waits
+  for an RCU grace period (not under cgroup2's ``favordynmods``): what a run
+  that waits for a new guest after a quiet spell waits for, beside the fork
+  (a pooled guest moves while it waits).
 - ``clone namespaces``: the same with the namespaces every forked run gets
   (user, PID, mount, network, IPC, UTS).
 - ``clone namespaces, no network``: without the network namespace.
@@ -205,8 +207,9 @@ def cgroup_joins(count: int) -> None:
             if pid == 0:
                 os.read(read, 1)
                 os._exit(0)
-            group = cgroups.RunCgroup(cgroups.group_name(pid))
+            group = None
             try:
+                group = cgroups.RunCgroup(cgroups.group_name(pid))
                 time.sleep(gap)
                 start = time.perf_counter()
                 group.add(pid)
@@ -214,7 +217,8 @@ def cgroup_joins(count: int) -> None:
             finally:
                 os.write(write, b"x")
                 os.waitpid(pid, 0)
-                group.remove()
+                if group is not None:
+                    group.remove()
                 os.close(read)
                 os.close(write)
         times.sort()
@@ -244,9 +248,17 @@ def paused_codec_hello(count: int) -> None:
         host.next_event()
         return host, guest
 
+    def receive(sock: socket.socket, conn: Connection) -> object:
+        """The next message, reading as needed."""
+        while (event := conn.next_event()) is NEED_DATA:
+            data = sock.recv(65536)
+            if not data:
+                raise EOFError("the other end closed the channel")
+            conn.receive_data(data)
+        return event
+
     def guest_run(sock: socket.socket, guest: Connection) -> None:
-        guest.receive_data(sock.recv(65536))
-        message = guest.next_event()
+        message = receive(sock, guest)
         assert isinstance(message, Run)
         printed: list[str] = []
         namespace = program_globals({"print": lambda *a: printed.append(" ".join(a) + "\n")})
@@ -260,18 +272,16 @@ def paused_codec_hello(count: int) -> None:
 
     def host_run(sock: socket.socket, host: Connection) -> None:
         sock.sendall(host.send(run))
-        while not isinstance(event := host.next_event(), Done):
-            if event is NEED_DATA:
-                host.receive_data(sock.recv(65536))
+        while not isinstance(receive(sock, host), Done):
+            pass
 
     def rehearse() -> None:
         (host, guest), (a, b) = pair(), socket.socketpair()
         with a, b:
             a.sendall(host.send(run))
             guest_run(b, guest)
-            while not isinstance(event := host.next_event(), Done):
-                if event is NEED_DATA:
-                    host.receive_data(a.recv(65536))
+            while not isinstance(receive(a, host), Done):
+                pass
 
     rehearse()  # the template has taken the path once
     children: list[tuple[socket.socket, int]] = []
@@ -279,13 +289,15 @@ def paused_codec_hello(count: int) -> None:
         parent_end, child_end = socket.socketpair()
         pid = os.fork()
         if pid == 0:
-            for sock, _ in children:
-                sock.close()
-            parent_end.close()
-            rehearse()  # as a pooled guest does
-            guest_run(child_end, pair()[1])
-            child_end.recv(1)
-            os._exit(0)
+            try:
+                for sock, _ in children:
+                    sock.close()
+                parent_end.close()
+                rehearse()  # as a pooled guest does
+                guest_run(child_end, pair()[1])
+                child_end.recv(1)
+            finally:
+                os._exit(0)  # never through this process's exit (its buffered output)
         child_end.close()
         children.append((parent_end, pid))
     time.sleep(0.5)

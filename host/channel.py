@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import functools
 import itertools
 import socket
 from collections.abc import Callable
@@ -20,27 +21,42 @@ READ_SIZE = 64 * 1024
 #: Reads per turn of the loop at most: copying bytes in is cheap (decoding is
 #: what the reader bounds), and a large frame should not need hundreds of turns.
 READS_PER_TURN = 16
-#: Unsent bytes past which the guest is not read until it reads: a guest that
-#: sends calls and never reads their results cannot grow the host's memory.
-OUTBOX_LIMIT = 4 * 1024 * 1024
-#: Buffers one sendmsg() takes at most (Linux's UIO_MAXIOV).
-IOV_MAX = 1024
 #: The send buffer asked for on both ends of a guest's channel (the kernel
 #: caps it at net.core.wmem_max, then doubles it for its bookkeeping). With
 #: the default, ~200 KiB, a 1 MB value goes out in five turns, each waiting
-#: for the other side to read; with this, in one. The kernel keeps only what
-#: is in flight: a guest that stops reading leaves the host holding at most
-#: twice this much more than OUTBOX_LIMIT.
+#: for the other side to read; with this, in one. (A program may enlarge its
+#: own end as far itself: it bounds nothing on that side.)
 SEND_BUFFER_BYTES = 1024 * 1024
+#: Bytes sent that the guest has not read, past which it is not read until it
+#: reads: a guest that sends calls and never reads their results cannot grow
+#: the host's memory. They wait in the socket (its whole send buffer, at most
+#: twice SEND_BUFFER_BYTES) and then in the outbox.
+UNREAD_LIMIT = 4 * 1024 * 1024
+OUTBOX_LIMIT = UNREAD_LIMIT - 2 * SEND_BUFFER_BYTES
+#: Buffers one sendmsg() takes at most (Linux's UIO_MAXIOV).
+IOV_MAX = 1024
 
 
-def channel_pair(kind: int = socket.SOCK_STREAM) -> tuple[socket.socket, socket.socket]:
-    """A connected pair of Unix sockets for a guest's channel (host end
-    first), each with :data:`SEND_BUFFER_BYTES` to send from."""
-    pair = socket.socketpair(socket.AF_UNIX, kind)
-    for end in pair:
-        end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER_BYTES)
+def channel_pair() -> tuple[socket.socket, socket.socket]:
+    """A connected pair of Unix stream sockets for a guest's channel (host
+    end first), each given :data:`SEND_BUFFER_BYTES` to send from where that
+    is more than the kernel's default."""
+    pair = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    if _larger_buffers():
+        for end in pair:
+            end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER_BYTES)
     return pair
+
+
+@functools.cache
+def _larger_buffers() -> bool:
+    """Whether asking for SEND_BUFFER_BYTES enlarges a socket's send buffer
+    (where net.core.wmem_max is below the default, it would shrink it)."""
+    probe, other = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    with probe, other:
+        default = probe.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER_BYTES)
+        return probe.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF) > default
 
 
 def _drop_sent(views: collections.deque[memoryview], sent: int) -> None:

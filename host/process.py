@@ -179,7 +179,10 @@ def spawn(
     cannot be), and only fd 2 is a raw pipe. Must be called from a running
     event loop."""
     loop = asyncio.get_running_loop()
-    host_end, child_end = channel_pair(channel_type)
+    # Through a relay (stdio) the frames leave the channel 64 KiB at a time
+    # anyway, and the template's control messages are small.
+    host_end, child_end = channel_pair() if channel_type == socket.SOCK_STREAM and not stdio \
+        else socket.socketpair(socket.AF_UNIX, channel_type)
     out_r, out_w = os.pipe()  # the child's stdout: raw output, or (stdio) the frames
     err_r, err_w = os.pipe()
     to_child = -1

@@ -28,7 +28,6 @@ from typing import Any
 
 from tether.codec import Connection, Role
 
-from .channel import channel_pair
 from .launch import GuestProcess, GuestStartError, Remote
 from .limits import Limits
 from .process import CappedBuffer, Child, spawn
@@ -249,7 +248,7 @@ def over_stream(stream: Stream, *, raw_output_bytes: int) -> StreamChild:
     the other end pumped to and from ``stream``; ``exited`` resolves once
     the stream ends. Call from the event loop."""
     loop = asyncio.get_running_loop()
-    host_end, pump_end = channel_pair()
+    host_end, pump_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     host_end.setblocking(False)
     pump_end.setblocking(False)
     exited: asyncio.Future[int] = loop.create_future()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import tempfile
 import time
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ import pytest
 
 from tether import Limits, PoolConfig, RunResult, Runtime
 from tether.host import node_snapshot
+from tether.host.channel import SEND_BUFFER_BYTES
 
 #: Programs that start processes of their own put this in their argv, so the
 #: leak check can find every one of them. It names this test session, so
@@ -72,6 +74,15 @@ def write_fd3(lang: str, data: bytes) -> str:
 def lang(request: pytest.FixtureRequest) -> str:
     """Runs a test once per guest; the test picks its program with ``pick``."""
     return str(request.param)
+
+
+def granted_send_buffer() -> int:
+    """What a Unix socket's send buffer becomes when SEND_BUFFER_BYTES is
+    asked for (the kernel caps it at net.core.wmem_max and doubles it)."""
+    probe, other = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    with probe, other:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER_BYTES)
+        return int(probe.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF))
 
 
 def pick(lang: str, *, python: str, javascript: str) -> str:

@@ -5,6 +5,7 @@ and checkpoint (host behaviour end to end is in the other host tests)."""
 from __future__ import annotations
 
 import math
+import socket
 from typing import Any
 
 import pytest
@@ -12,12 +13,28 @@ import pytest
 from tether import Limits
 from tether.codec import Call, Done, ErrorCode, Run, decode_payload, encode_payload
 from tether.host.bindings import prepare_bindings
+from tether.host.channel import channel_pair
 from tether.host.checkpoints import Checkpoint, LoggedCall
 from tether.host.request import RunRequest
 from tether.host.serving import binding_error, result_for
 from tether.host.variables import returned_variables_problem
 
+from .conftest import granted_send_buffer
+
 CALL = Call(id=7, name="get", args=[], kwargs={})
+
+
+def test_a_channel_pair_sends_from_larger_buffers_never_smaller() -> None:
+    """Both ends get what asking for SEND_BUFFER_BYTES grants, where that is
+    more than the kernel's default (host/channel.py)."""
+    plain, other = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    with plain, other:
+        default = plain.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+    host_end, guest_end = channel_pair()
+    with host_end, guest_end:
+        sizes = {end.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+                 for end in (host_end, guest_end)}
+    assert sizes == {max(default, granted_send_buffer())}
 
 
 @pytest.mark.parametrize("variables", [False, True])
