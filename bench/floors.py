@@ -57,13 +57,14 @@ worker after its last process exits). Run it on an otherwise idle machine:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ctypes
 import os
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from tether.host import cgroups, node_snapshot
 from tether.host.guests import node_flags
@@ -113,27 +114,37 @@ def fork_and_write(size: int) -> None:
     os.waitpid(pid, 0)
 
 
-def fork_and_wait(into_cgroups: bool) -> None:
+@contextlib.contextmanager
+def waiting_child() -> Iterator[int]:
+    """A forked child that waits, its pid; it exits, reaped, as the block ends."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.read(read, 1)
         os._exit(0)
-    group = cgroups.RunCgroup(cgroups.group_name(pid)) if into_cgroups else None
     try:
-        if group is not None:
-            limits = Limits()
-            group.set_limits(memory_bytes=limits.memory_bytes, processes=limits.processes)
-            group.add(pid)
+        yield pid
+    finally:
         os.write(write, b"x")
         os.waitpid(pid, 0)
+        os.close(read)
+        os.close(write)
+
+
+def fork_and_wait(into_cgroups: bool) -> None:
+    group = None
+    try:
+        with waiting_child() as pid:
+            if into_cgroups:
+                group = cgroups.RunCgroup(cgroups.group_name(pid))
+                limits = Limits()
+                group.set_limits(memory_bytes=limits.memory_bytes, processes=limits.processes)
+                group.add(pid)
         if group is not None:
             group.peak_memory()
     finally:
         if group is not None:
             group.remove()
-        os.close(read)
-        os.close(write)
 
 
 W1_SOURCE = 'def program():\n    print("hi")\n    return 42\n'
@@ -202,25 +213,17 @@ def cgroup_joins(count: int) -> None:
     for label, gap in (("back to back", 0.0), ("150 ms after the last", 0.15)):
         times = []
         for _ in range(count):
-            read, write = os.pipe()
-            pid = os.fork()
-            if pid == 0:
-                os.read(read, 1)
-                os._exit(0)
             group = None
             try:
-                group = cgroups.RunCgroup(cgroups.group_name(pid))
-                time.sleep(gap)
-                start = time.perf_counter()
-                group.add(pid)
-                times.append(time.perf_counter() - start)
+                with waiting_child() as pid:
+                    group = cgroups.RunCgroup(cgroups.group_name(pid))
+                    time.sleep(gap)
+                    start = time.perf_counter()
+                    group.add(pid)
+                    times.append(time.perf_counter() - start)
             finally:
-                os.write(write, b"x")
-                os.waitpid(pid, 0)
                 if group is not None:
                     group.remove()
-                os.close(read)
-                os.close(write)
         times.sort()
         upper = times[len(times) * 3 // 4]
         print(f"| join a run's cgroups, {label} (median; upper quartile {upper * 1e3:.2f} ms) "
@@ -270,8 +273,7 @@ def paused_codec_hello(count: int) -> None:
         sock.sendall(guest.send(Output(OutputStream.STDOUT, "".join(printed))))
         sock.sendall(guest.send(Done(value=value)))
 
-    def host_run(sock: socket.socket, host: Connection) -> None:
-        sock.sendall(host.send(run))
+    def until_done(sock: socket.socket, host: Connection) -> None:
         while not isinstance(receive(sock, host), Done):
             pass
 
@@ -280,8 +282,7 @@ def paused_codec_hello(count: int) -> None:
         with a, b:
             a.sendall(host.send(run))
             guest_run(b, guest)
-            while not isinstance(receive(a, host), Done):
-                pass
+            until_done(a, host)
 
     rehearse()  # the template has taken the path once
     children: list[tuple[socket.socket, int]] = []
@@ -307,7 +308,8 @@ def paused_codec_hello(count: int) -> None:
         host = pair()[0]
         time.sleep(0.15)
         start = time.perf_counter()
-        host_run(sock, host)
+        sock.sendall(host.send(run))
+        until_done(sock, host)
         times.append(time.perf_counter() - start)
     for sock, pid in children:
         sock.send(b"q")
