@@ -27,7 +27,14 @@ worker after its last process exits). Run it on an otherwise idle machine:
   (tether.codec), the child decodes the RUN strictly, compiles the program
   as the Python guest does (``compile_program``: top-level ``return``) and
   runs it, its print captured. No event loop, limits, cgroups or shim: what
-  any CPython guest and host of this protocol pay after a pause.
+  any CPython guest and host of this protocol pay after a pause. ``, asyncio
+  host``: the same, the host on an asyncio loop (woken by the loop when the
+  socket is readable, its coroutine by a future), as tether's host is.
+- ``RUN decoded N ms after the last``: one strict decode of the W1 RUN
+  (``decode_payload`` and ``Run.from_wire``) in this process, N ms after the
+  previous one, the process sleeping or spinning on the clock meanwhile:
+  what the same code costs once it has gone untouched for a while, whether
+  the CPU was idle or busy with other work.
 - ``fork, child waits``: ``fork``, the child exiting once the parent has
   written a byte to a pipe; ``fork into a run's cgroups``: the same, the
   child put in a run's cgroups first (host/cgroups.py: created, given the
@@ -231,8 +238,10 @@ def cgroup_joins(count: int) -> None:
 
 
 def paused_codec_hello(count: int) -> None:
-    """The ``paused hello through the codec`` floor: the median of
-    ``count`` runs, 150 ms apart, each in a fresh process."""
+    """The ``paused hello through the codec`` floors: medians of ``count``
+    runs, 150 ms apart, each in a fresh process, the host blocking on its
+    socket, then on an asyncio loop."""
+    import asyncio
     import socket
     import statistics
 
@@ -277,6 +286,30 @@ def paused_codec_hello(count: int) -> None:
         while not isinstance(receive(sock, host), Done):
             pass
 
+    async def until_done_on_loop(sock: socket.socket, host: Connection) -> None:
+        """until_done as an asyncio host does it: woken by the loop when the
+        socket is readable, the run's coroutine by a future."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+
+        def readable() -> None:
+            while not done.done():
+                try:
+                    data = sock.recv(65536)
+                except BlockingIOError:
+                    return
+                if not data:
+                    raise EOFError("the other end closed the channel")
+                host.receive_data(data)
+                while (event := host.next_event()) is not NEED_DATA:
+                    if isinstance(event, Done):
+                        loop.remove_reader(sock.fileno())
+                        done.set_result(None)
+
+        sock.setblocking(False)
+        loop.add_reader(sock.fileno(), readable)
+        await done
+
     def rehearse() -> None:
         (host, guest), (a, b) = pair(), socket.socketpair()
         with a, b:
@@ -284,39 +317,108 @@ def paused_codec_hello(count: int) -> None:
             guest_run(b, guest)
             until_done(a, host)
 
+    def fresh_guests() -> list[tuple[socket.socket, int]]:
+        children: list[tuple[socket.socket, int]] = []
+        for _ in range(count):
+            parent_end, child_end = socket.socketpair()
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    for sock, _ in children:
+                        sock.close()
+                    parent_end.close()
+                    rehearse()  # as a pooled guest does
+                    guest_run(child_end, pair()[1])
+                    child_end.recv(1)
+                finally:
+                    os._exit(0)  # never through this process's exit (its buffered output)
+            child_end.close()
+            children.append((parent_end, pid))
+        return children
+
+    def let_go(children: list[tuple[socket.socket, int]]) -> None:
+        for sock, pid in children:
+            sock.setblocking(True)
+            sock.send(b"q")
+            sock.close()
+            os.waitpid(pid, 0)
+
+    def blocking() -> list[float]:
+        children = fresh_guests()
+        time.sleep(0.5)
+        rehearse()  # the host has taken its part before, as a long-lived one has
+        times = []
+        for sock, _ in children:
+            host = pair()[0]
+            time.sleep(0.15)
+            start = time.perf_counter()
+            sock.sendall(host.send(run))
+            until_done(sock, host)
+            times.append(time.perf_counter() - start)
+        let_go(children)
+        return times
+
+    async def on_a_loop() -> list[float]:
+        children = fresh_guests()
+        await asyncio.sleep(0.5)
+        (host, guest), (a, b) = pair(), socket.socketpair()
+        with a, b:  # the host's part taken before, the guest's part run beside it
+            a.sendall(host.send(run))
+            guest_run(b, guest)
+            await until_done_on_loop(a, host)
+        times = []
+        for sock, _ in children:
+            host = pair()[0]
+            await asyncio.sleep(0.15)
+            start = time.perf_counter()
+            sock.sendall(host.send(run))
+            await until_done_on_loop(sock, host)
+            times.append(time.perf_counter() - start)
+        let_go(children)
+        return times
+
     rehearse()  # the template has taken the path once
-    children: list[tuple[socket.socket, int]] = []
-    for _ in range(count):
-        parent_end, child_end = socket.socketpair()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                for sock, _ in children:
-                    sock.close()
-                parent_end.close()
-                rehearse()  # as a pooled guest does
-                guest_run(child_end, pair()[1])
-                child_end.recv(1)
-            finally:
-                os._exit(0)  # never through this process's exit (its buffered output)
-        child_end.close()
-        children.append((parent_end, pid))
-    time.sleep(0.5)
-    rehearse()  # the host has taken its part before, as a long-lived one has
-    times = []
-    for sock, _ in children:
-        host = pair()[0]
-        time.sleep(0.15)
+    for label, times in (("", blocking()), (", asyncio host", asyncio.run(on_a_loop()))):
+        print(f"| paused hello through the codec{label}, a fresh process each time "
+              f"(median of {count}) | {statistics.median(times) * 1e3:.2f} ms | | |")
+
+
+def untouched_decode(count: int) -> None:
+    """The ``RUN decoded after N ms`` floors: medians of ``count`` strict
+    decodes of a W1 RUN in this process, each after it slept, or spun on the
+    clock, for N ms."""
+    import statistics
+
+    from tether.codec import Binding, Run, decode_payload, encode_payload
+
+    payload = encode_payload(Run(
+        source='print("hi")\nreturn 42', language="python",
+        bindings=(Binding("add", signature="(a, b)", doc="Add two numbers."),),
+        limits=Limits().wire()).to_wire())
+
+    def decode() -> float:
         start = time.perf_counter()
-        sock.sendall(host.send(run))
-        until_done(sock, host)
-        times.append(time.perf_counter() - start)
-    for sock, pid in children:
-        sock.send(b"q")
-        sock.close()
-        os.waitpid(pid, 0)
-    print(f"| paused hello through the codec, a fresh process each time (median of {count}) | "
-          f"{statistics.median(times) * 1e3:.2f} ms | | |")
+        Run.from_wire(decode_payload(payload))
+        return time.perf_counter() - start
+
+    def spin(seconds: float) -> None:
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            pass
+
+    for _ in range(10):
+        decode()
+    for pause in (0.0, 0.002, 0.02, 0.15):
+        cells = []
+        for wait in (time.sleep, spin):
+            times = []
+            for _ in range(count):
+                if pause:
+                    wait(pause)
+                times.append(decode())
+            cells.append(f"{statistics.median(times) * 1e6:.0f} µs")
+        print(f"| RUN decoded {pause * 1e3:g} ms after the last (median of {count}; "
+              f"slept, spun) | {cells[0]}, {cells[1]} | | |")
 
 
 def measure(name: str, operation: Callable[[], object], count: int) -> None:
@@ -361,6 +463,7 @@ def main() -> None:
     measure("fork, child writes 2 MiB", lambda: fork_and_write(2 * 1024 * 1024), count)
     paused_hello(max(20, count // 10))
     paused_codec_hello(max(20, count // 10))
+    untouched_decode(max(20, count // 10))
     measure("fork, child waits", lambda: fork_and_wait(False), count)
     if cgroups.available().version is not None:
         measure("fork into a run's cgroups", lambda: fork_and_wait(True), count)
