@@ -29,12 +29,14 @@ worker after its last process exits). Run it on an otherwise idle machine:
   runs it, its print captured. No event loop, limits, cgroups or shim: what
   any CPython guest and host of this protocol pay after a pause. ``, asyncio
   host``: the same, the host on an asyncio loop (woken by the loop when the
-  socket is readable, its coroutine by a future), as tether's host is.
-- ``RUN decoded N ms after the last``: one strict decode of the W1 RUN
-  (``decode_payload`` and ``Run.from_wire``) in this process, N ms after the
-  previous one, the process sleeping or spinning on the clock meanwhile:
-  what the same code costs once it has gone untouched for a while, whether
-  the CPU was idle or busy with other work.
+  socket is readable, its coroutine by a future), as tether's host is; the
+  two hosts take turns, run by run.
+- ``RUN decoded back to back`` and ``N ms after the last``: one strict
+  decode of the W1 RUN (``decode_payload`` and ``Run.from_wire``) in this
+  process, right after the previous one or N ms after it, the process
+  sleeping or spinning on the clock meanwhile: what the same code costs
+  once it has gone untouched for a while, whether the CPU was idle or kept
+  busy spinning.
 - ``fork, child waits``: ``fork``, the child exiting once the parent has
   written a byte to a pipe; ``fork into a run's cgroups``: the same, the
   child put in a run's cgroups first (host/cgroups.py: created, given the
@@ -240,7 +242,7 @@ def cgroup_joins(count: int) -> None:
 def paused_codec_hello(count: int) -> None:
     """The ``paused hello through the codec`` floors: medians of ``count``
     runs, 150 ms apart, each in a fresh process, the host blocking on its
-    socket, then on an asyncio loop."""
+    socket and on an asyncio loop, taking turns."""
     import asyncio
     import socket
     import statistics
@@ -287,26 +289,31 @@ def paused_codec_hello(count: int) -> None:
             pass
 
     async def until_done_on_loop(sock: socket.socket, host: Connection) -> None:
-        """until_done as an asyncio host does it: woken by the loop when the
-        socket is readable, the run's coroutine by a future."""
+        """until_done as an asyncio host does it, on a socket that does not
+        block: woken by the loop when it is readable, the run's coroutine by
+        a future."""
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
 
         def readable() -> None:
-            while not done.done():
-                try:
-                    data = sock.recv(65536)
-                except BlockingIOError:
-                    return
-                if not data:
-                    raise EOFError("the other end closed the channel")
-                host.receive_data(data)
-                while (event := host.next_event()) is not NEED_DATA:
-                    if isinstance(event, Done):
-                        loop.remove_reader(sock.fileno())
-                        done.set_result(None)
+            try:
+                while not done.done():
+                    try:
+                        data = sock.recv(65536)
+                    except BlockingIOError:
+                        return
+                    if not data:
+                        raise EOFError("the other end closed the channel")
+                    host.receive_data(data)
+                    while (event := host.next_event()) is not NEED_DATA:
+                        if isinstance(event, Done):
+                            done.set_result(None)
+            except BaseException as exc:  # the floor fails, not the loop's handler
+                done.set_exception(exc)
+            finally:
+                if done.done():
+                    loop.remove_reader(sock.fileno())
 
-        sock.setblocking(False)
         loop.add_reader(sock.fileno(), readable)
         await done
 
@@ -317,9 +324,9 @@ def paused_codec_hello(count: int) -> None:
             guest_run(b, guest)
             until_done(a, host)
 
-    def fresh_guests() -> list[tuple[socket.socket, int]]:
+    def fresh_guests(number: int) -> list[tuple[socket.socket, int]]:
         children: list[tuple[socket.socket, int]] = []
-        for _ in range(count):
+        for _ in range(number):
             parent_end, child_end = socket.socketpair()
             pid = os.fork()
             if pid == 0:
@@ -343,48 +350,42 @@ def paused_codec_hello(count: int) -> None:
             sock.close()
             os.waitpid(pid, 0)
 
-    def blocking() -> list[float]:
-        children = fresh_guests()
-        time.sleep(0.5)
-        rehearse()  # the host has taken its part before, as a long-lived one has
-        times = []
-        for sock, _ in children:
-            host = pair()[0]
-            time.sleep(0.15)
-            start = time.perf_counter()
-            sock.sendall(host.send(run))
-            until_done(sock, host)
-            times.append(time.perf_counter() - start)
-        let_go(children)
-        return times
-
-    async def on_a_loop() -> list[float]:
-        children = fresh_guests()
+    async def timed() -> tuple[list[float], list[float]]:
+        """Both hosts, taking turns run by run, each with fresh guests."""
+        children = fresh_guests(2 * count)
         await asyncio.sleep(0.5)
+        # Each host has taken its part before, as a long-lived one has.
+        rehearse()
         (host, guest), (a, b) = pair(), socket.socketpair()
-        with a, b:  # the host's part taken before, the guest's part run beside it
+        with a, b:
+            a.setblocking(False)
             a.sendall(host.send(run))
             guest_run(b, guest)
             await until_done_on_loop(a, host)
-        times = []
-        for sock, _ in children:
+        blocking, on_a_loop = [], []
+        for index, (sock, _) in enumerate(children):
+            on_loop = index % 2 == 1
+            sock.setblocking(not on_loop)
             host = pair()[0]
             await asyncio.sleep(0.15)
             start = time.perf_counter()
             sock.sendall(host.send(run))
-            await until_done_on_loop(sock, host)
-            times.append(time.perf_counter() - start)
+            if on_loop:
+                await until_done_on_loop(sock, host)
+            else:
+                until_done(sock, host)
+            (on_a_loop if on_loop else blocking).append(time.perf_counter() - start)
         let_go(children)
-        return times
+        return blocking, on_a_loop
 
     rehearse()  # the template has taken the path once
-    for label, times in (("", blocking()), (", asyncio host", asyncio.run(on_a_loop()))):
+    for label, times in zip(("", ", asyncio host"), asyncio.run(timed()), strict=True):
         print(f"| paused hello through the codec{label}, a fresh process each time "
               f"(median of {count}) | {statistics.median(times) * 1e3:.2f} ms | | |")
 
 
 def untouched_decode(count: int) -> None:
-    """The ``RUN decoded after N ms`` floors: medians of ``count`` strict
+    """The ``RUN decoded N ms after the last`` floors: medians of ``count`` strict
     decodes of a W1 RUN in this process, each after it slept, or spun on the
     clock, for N ms."""
     import statistics
@@ -408,13 +409,15 @@ def untouched_decode(count: int) -> None:
 
     for _ in range(10):
         decode()
-    for pause in (0.0, 0.002, 0.02, 0.15):
+    times = [decode() for _ in range(count)]
+    print(f"| RUN decoded back to back (median of {count}) | "
+          f"{statistics.median(times) * 1e6:.0f} µs | | |")
+    for pause in (0.002, 0.02, 0.15):
         cells = []
         for wait in (time.sleep, spin):
             times = []
             for _ in range(count):
-                if pause:
-                    wait(pause)
+                wait(pause)
                 times.append(decode())
             cells.append(f"{statistics.median(times) * 1e6:.0f} µs")
         print(f"| RUN decoded {pause * 1e3:g} ms after the last (median of {count}; "

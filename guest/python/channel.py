@@ -138,8 +138,8 @@ class OutputBuffer:
                 self._stream = stream
             self._pending.append(text)
             self._pending_len += len(text)
-            # By line, not held until DONE: what a program killed later printed
-            # last reaches the host (figures: bench/README.md).
+            # Sent at each line, not held until DONE, so what a program printed
+            # before it was killed has reached the host (figures: bench/README.md).
             if "\n" in text or self._pending_len >= OUTPUT_BUFFER:
                 self.flush()
 

@@ -41,8 +41,6 @@ ProgramCancelled.__module__ = "builtins"  # as tracebacks name it (R-DONE-2)
 
 
 class _State:
-    #: Set once RUN has come: before, the guest dies of a SIGTERM.
-    running = False
     #: Set while the program runs: a SIGTERM then interrupts it, once.
     armed = False
     #: Where the host's frames arrive.
@@ -58,17 +56,13 @@ class _State:
 _state = _State()
 
 
-def install(channel: int) -> None:
-    """Handle SIGTERM: until :func:`arm` the guest dies of it as always."""
+def arm(channel: int) -> None:
+    """From now on a SIGTERM that follows a frame from the host on
+    ``channel`` (its CANCEL) interrupts the program; before, and for any
+    other SIGTERM (the program's own), the guest dies of it as always."""
+    _state.armed = True
     _state.channel = channel
     signal.signal(signal.SIGTERM, _on_terminate)
-
-
-def arm() -> None:
-    """From now on a SIGTERM that follows a frame from the host on the
-    channel (its CANCEL) interrupts the program; for any other SIGTERM (the
-    program's own) the guest dies of it as always."""
-    _state.running = _state.armed = True
 
 
 def cancel_read() -> None:
@@ -100,27 +94,21 @@ def stopped_at() -> tuple[str, int | None] | None:
 
 
 def _on_terminate(signum: int, frame: FrameType | None) -> None:
-    if not _state.running:
-        _die_of(signum)
-        return
     if not _state.armed:
         return
     where = _innermost(frame)
     if where is None:
         return  # the guest's own code: it reads the CANCEL, or is ending the run
     if not _state.cancelled and not select.select([_state.channel], [], [], 0)[0]:
-        _die_of(signum)  # not after a CANCEL: the program's own, or another process's
+        # Not after a CANCEL: the program's own, or another process's.
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
         return
     if where == "program":
         _state.armed = False
         _state.stack = traceback.extract_stack(frame)
         raise ProgramCancelled
     _state.pending = True
-
-
-def _die_of(signum: int) -> None:
-    signal.signal(signum, signal.SIG_DFL)
-    os.kill(os.getpid(), signum)
 
 
 def _innermost(frame: FrameType | None) -> str | None:

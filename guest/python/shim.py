@@ -345,11 +345,6 @@ def main(cwd: str | None, warm: bool = False, stdio: bool = False) -> None:
                            f"{'.'.join(map(str, sys.version_info[:3]))}",
             languages=LANGUAGES,
         ))
-        # Before RUN, not after it (where it would delay the program): past
-        # file_bytes (RLIMIT_FSIZE, set by the host) a write fails with EFBIG
-        # instead of killing the process, and a SIGTERM is handled (interrupt.py).
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        interrupt.install(channel.read_fd)
         loop = None
         if warm:  # while the host has nothing for us yet
             from .aio import new_loop
@@ -362,7 +357,10 @@ def main(cwd: str | None, warm: bool = False, stdio: bool = False) -> None:
             raise ProtocolError(ErrorCode.UNEXPECTED_MESSAGE, f"expected RUN, got {run!r}")
         if run.language not in LANGUAGES:
             raise ProtocolError(ErrorCode.LANGUAGE_UNSUPPORTED, f"cannot run {run.language!r}")
-        interrupt.arm()
+        # Past file_bytes (RLIMIT_FSIZE, set by the host) a write fails with
+        # EFBIG instead of killing the process.
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        interrupt.arm(channel.read_fd)
         if stdio:
             limit_self(run.limits)
         run_program(channel, run, loop)
