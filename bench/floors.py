@@ -75,6 +75,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 
+from tether.codec import Run
 from tether.host import cgroups, node_snapshot
 from tether.host.guests import node_flags
 from tether.host.limits import Limits
@@ -157,6 +158,15 @@ def fork_and_wait(into_cgroups: bool) -> None:
 
 
 W1_SOURCE = 'def program():\n    print("hi")\n    return 42\n'
+
+
+def w1_run() -> Run:
+    """The RUN of W1 (a hello with one binding), as the codec floors send it."""
+    from tether.codec import Binding
+
+    return Run(source='print("hi")\nreturn 42', language="python",
+               bindings=(Binding("add", signature="(a, b)", doc="Add two numbers."),),
+               limits=Limits().wire())
 
 
 def paused_hello(count: int) -> None:
@@ -247,13 +257,11 @@ def paused_codec_hello(count: int) -> None:
     import socket
     import statistics
 
-    from tether.codec import NEED_DATA, Binding, Connection, Done, Hello, Output, Role, Run
+    from tether.codec import NEED_DATA, Connection, Done, Hello, Output, Role
     from tether.codec import Stream as OutputStream
     from tether.guest.python.program import ProgramReturn, compile_program, program_globals
 
-    run = Run(source='print("hi")\nreturn 42', language="python",
-              bindings=(Binding("add", signature="(a, b)", doc="Add two numbers."),),
-              limits=Limits().wire())
+    run = w1_run()
     hello = Hello(implementation="floor", languages=("python",))
 
     def pair() -> tuple[Connection, Connection]:
@@ -362,7 +370,8 @@ def paused_codec_hello(count: int) -> None:
             a.sendall(host.send(run))
             guest_run(b, guest)
             await until_done_on_loop(a, host)
-        blocking, on_a_loop = [], []
+        blocking: list[float] = []
+        on_a_loop: list[float] = []
         for index, (sock, _) in enumerate(children):
             on_loop = index % 2 == 1
             sock.setblocking(not on_loop)
@@ -390,12 +399,9 @@ def untouched_decode(count: int) -> None:
     clock, for N ms."""
     import statistics
 
-    from tether.codec import Binding, Run, decode_payload, encode_payload
+    from tether.codec import decode_payload, encode_payload
 
-    payload = encode_payload(Run(
-        source='print("hi")\nreturn 42', language="python",
-        bindings=(Binding("add", signature="(a, b)", doc="Add two numbers."),),
-        limits=Limits().wire()).to_wire())
+    payload = encode_payload(w1_run().to_wire())
 
     def decode() -> float:
         start = time.perf_counter()
