@@ -9,10 +9,7 @@ for none), whether the guest rehearses a run before its HELLO (one that will
 wait in a pool does, one forked for a run already waiting does not) and
 whether it makes its heap ready too (one that will wait long), ``<IQ??``,
 then the run's work directory (UTF-8), carrying three descriptors:
-the run's fd 3, stdout and stderr, and after them up to
-:data:`MAX_JOIN_FDS` more: the ``cgroup.procs`` of the run's control
-groups (one per hierarchy), which the guest joins before its HELLO. A reply
-is ``<cIi``
+the run's fd 3, stdout and stderr. A reply is ``<cIi``
 (kind, token, value): :data:`FORKED` (the pid as the template sees it, a
 pidfd for it attached), :data:`FAILED` (an errno), :data:`EXITED` (the exit
 status, negative for a signal; the guest is reaped).
@@ -26,11 +23,8 @@ import struct
 
 REQUEST = struct.Struct("<IQ??")
 REPLY = struct.Struct("<cIi")
-#: Descriptors every request carries (fd 3, stdout, stderr).
+#: Descriptors a request carries.
 REQUEST_FDS = 3
-#: The most ``cgroup.procs`` descriptors a request carries beside them
-#: (cgroup v1: the memory and the pids hierarchy).
-MAX_JOIN_FDS = 2
 
 FORKED = b"S"
 FAILED = b"F"

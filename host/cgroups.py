@@ -62,11 +62,10 @@ def _read(path: Path) -> str:
         os.close(fd)
 
 
-def group_name(tag: int | str) -> str:
+def group_name(guest_pid: int) -> str:
     """A run's group is named after the host process that made it (which
-    removes it: host/owners.py), then ``tag`` (the guest's pid, or for a
-    forked guest, which joins its group itself, its number)."""
-    return f"{owners.owner()}-{tag}-{os.urandom(4).hex()}"
+    removes it: host/owners.py), then the guest's pid."""
+    return f"{owners.owner()}-{guest_pid}-{os.urandom(4).hex()}"
 
 
 @cache
@@ -90,7 +89,11 @@ def sweep_orphans() -> int:
 
 
 class RunCgroup:
-    """One run's group(s). Create, :meth:`add` processes, read, :meth:`remove`."""
+    """One run's group(s). Create, :meth:`add` processes, read, :meth:`remove`.
+    Creating, joining and removing a group wait for the kernel's cgroup
+    lock, which a process moving between groups anywhere on the machine may
+    hold for an RCU grace period: never on the event loop (figures:
+    bench/README.md)."""
 
     def __init__(self, name: str) -> None:
         support = available()
@@ -134,23 +137,6 @@ class RunCgroup:
     def add(self, pid: int) -> None:
         for directory in set(self.dirs.values()):
             _write(directory / "cgroup.procs", str(pid))
-
-    def joining_descriptors(self) -> list[int]:
-        """The group's ``cgroup.procs``, opened for writing: a process given
-        them joins the group by writing ``0`` to each, wherever its
-        namespaces put it (the kernel checks the opener's credentials,
-        this host's). Whoever holds one can move any process it can name
-        into the group: they go only to tether's own code, which closes
-        them before a program runs. The caller closes them."""
-        fds: list[int] = []
-        try:
-            for directory in set(self.dirs.values()):
-                fds.append(os.open(directory / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC))
-        except OSError:
-            for fd in fds:
-                os.close(fd)
-            raise
-        return fds
 
     def peak_memory(self) -> int | None:
         try:
@@ -213,25 +199,13 @@ class RunCgroup:
                 return
             time.sleep(0.002)
 
-    def remove_if_empty(self) -> bool:
-        """Remove the group(s) if no process is in them, without waiting:
-        True if none is left. A group with processes is left whole, for
-        :meth:`remove`."""
-        self._close_peak()
-        for directory in set(self.dirs.values()):
-            try:
-                directory.rmdir()
-            except FileNotFoundError:
-                pass
-            except OSError:
-                return False
-        return True
-
     def remove(self) -> None:
         """Kill what is left in the group, then remove the group(s) (a dying
         process may take a moment to leave, hence the short retry)."""
         self.kill_all()
-        self._close_peak()
+        if self._peak_fd >= 0:
+            os.close(self._peak_fd)
+            self._peak_fd = -1
         for directory in set(self.dirs.values()):
             for _ in range(50):
                 try:
@@ -241,8 +215,3 @@ class RunCgroup:
                     break
                 except OSError:
                     time.sleep(0.002)
-
-    def _close_peak(self) -> None:
-        if self._peak_fd >= 0:
-            os.close(self._peak_fd)
-            self._peak_fd = -1

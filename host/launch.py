@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import json
 import logging
 import os
@@ -201,20 +200,14 @@ class GuestProcess:
             self.cgroup = None
 
     async def release(self, workdir: str | None = None) -> None:
-        """:meth:`close`, with the cgroup and ``workdir`` removed: at once
-        where the group is empty and the directory too (as after most runs),
-        else in a worker thread, as both may block (a cgroup's rmdir retries
-        while a dying process leaves it) and the event loop serves other runs
-        meanwhile."""
+        """:meth:`close`, with the cgroup and ``workdir`` removed in a worker
+        thread: both block (a cgroup's rmdir retries while a dying process
+        leaves it), and the event loop serves other runs meanwhile."""
         cgroup, self.cgroup = self.cgroup, None
         self.close()
         if self.remote is not None and self.remote.release is not None:
             release, self.remote.release = self.remote.release, None
             await _bounded(release)
-        if cgroup is not None and cgroup.remove_if_empty():
-            cgroup = None
-        if workdir is not None and _removed_if_empty(workdir):
-            workdir = None
 
         def remove() -> None:
             if cgroup is not None:
@@ -262,10 +255,12 @@ class GuestProcess:
 
     def adopt_forked(self) -> None:
         """For a guest forked by the template, after its HELLO (it surely runs
-        by then, in its cgroup): under namespaces, find the guest, the one
-        child of the namespaces' init."""
+        by then): under namespaces, find the guest, the one child of the
+        namespaces' init; then give it a cgroup of its own (its processes
+        stay in it)."""
         if self.sandboxed:
             self.guest_pid = _first_child(self.child.pid)
+        self.cgroup = _cgroup_for(self.guest_pid)
 
     def apply_limits(self, language: str, limits: RunLimits) -> None:
         """The run's limits, between its HELLO and its RUN: rlimits on the
@@ -417,29 +412,8 @@ def _enter_sandbox(guest: GuestProcess, info_fd: int) -> None:
         pass  # bwrap failed to start: its exit and stderr tell why
 
 
-def _removed_if_empty(directory: str) -> bool:
-    try:
-        os.rmdir(directory)
-    except FileNotFoundError:
-        return True
-    except OSError:  # not empty (or not ours to remove): remove_tree's
-        return False
-    return True
-
-
 def _first_child(pid: int) -> int:
     return int(Path(f"/proc/{pid}/task/{pid}/children").read_text().split()[0])
-
-
-_forked_guests = itertools.count(1)
-
-
-def forked_guest_cgroup() -> cgroups.RunCgroup | None:
-    """A new run's group for a guest the template forks, which joins it
-    itself (None where cgroups are not writable)."""
-    if cgroups.available().version is None:
-        return None
-    return cgroups.RunCgroup(cgroups.group_name(f"f{next(_forked_guests)}"))
 
 
 def _cgroup_for(*pids: int) -> cgroups.RunCgroup | None:

@@ -28,13 +28,12 @@ from .launch import (
     GuestProcess,
     GuestStartError,
     StartedGuest,
-    forked_guest_cgroup,
     launch,
     new_workdir,
     run_connection,
 )
 from .limits import Limits
-from .process import Child, remove_tree
+from .process import Child, in_thread, remove_tree
 from .reader import STEP_BYTES, between_steps
 from .remote import Launcher, remote_connection
 from .sandbox import Sandbox
@@ -198,17 +197,13 @@ class ForkStarter:
     async def start(self, *, ahead: bool = True, paced: bool = False) -> StartedGuest:
         if not self.starts_on_demand:
             return await self._fallback.start(ahead=ahead, paced=paced)
+        workdir = None if self._private else new_workdir()
         try:
-            workdir = None if self._private else new_workdir()
-            cgroup = None
             try:
-                cgroup = forked_guest_cgroup()
                 launched = await self._zygote.fork(workdir, self._limits.raw_output_bytes,
                                                    self._limits.disk_bytes, rehearse=ahead,
-                                                   heap=ahead and paced, cgroup=cgroup)
+                                                   heap=ahead and paced)
             except BaseException:
-                if cgroup is not None:
-                    cgroup.remove()  # empty, unless the guest came after all: killed then
                 if workdir is not None:
                     remove_tree(workdir)
                 raise
@@ -297,7 +292,7 @@ async def until_hello(launched: GuestProcess, workdir: str | None,
                 raise
             return StartedGuest(launched, workdir, conn)
         if then is not None:
-            then(launched)
+            await in_thread(then, launched)
         return StartedGuest(launched, workdir, conn, hello)
     except (GuestStartError, ProtocolError, TimeoutError, OSError, ValueError, IndexError,
             asyncio.CancelledError) as exc:

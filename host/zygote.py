@@ -6,8 +6,7 @@ A forked guest costs a few milliseconds instead of a whole interpreter start
 (tens of milliseconds, under bwrap more), and it is still a fresh process
 that has never run a program. The template is started like a guest of its
 profile; under ``namespaces`` every forked guest also enters namespaces of
-its own (see the guest side), and joins the cgroup(s) the host made for its
-run itself, before its HELLO.
+its own (see the guest side), and joins its own cgroup before its RUN.
 
 Trade-off: guests forked from one template share its address-space layout
 (ASLR is per template, not per run) and its hash seed.
@@ -32,7 +31,6 @@ from tether.codec.forkserver import (
     encode_request,
 )
 
-from .cgroups import RunCgroup
 from .channel import channel_pair
 from .guests import GuestCommand
 from .launch import GuestProcess, launch, new_workdir
@@ -152,7 +150,7 @@ class Zygote:
 
     async def fork(self, workdir: str | None, raw_output_bytes: int,
                    disk_bytes: int | None, *, rehearse: bool = True,
-                   heap: bool = False, cgroup: RunCgroup | None = None) -> GuestProcess:
+                   heap: bool = False) -> GuestProcess:
         """A new guest: forked, not yet said HELLO. ``workdir`` is the host
         directory of a ``process``-profile run; under ``namespaces`` the run
         gets a private tmpfs at the template's work directory instead, and
@@ -161,22 +159,14 @@ class Zygote:
         which makes it quicker to a RUN that comes later and slower to its
         HELLO (for a guest that will wait, not one a run waits for);
         ``heap``: it also makes its heap ready for a large value (for a
-        guest that will wait long). ``cgroup``: the run's group, which the
-        guest joins itself before its HELLO (the caller removes it if this
-        raises)."""
+        guest that will wait long)."""
         launched = await self._ensure_started()
         self._next_token = (self._next_token + 1) & 0xFFFFFFFF
         token = self._next_token
         loop = asyncio.get_running_loop()
-        joins = [] if cgroup is None else cgroup.joining_descriptors()
-        try:
-            host_end, guest_end = channel_pair()
-            out_r, out_w = os.pipe2(os.O_CLOEXEC)
-            err_r, err_w = os.pipe2(os.O_CLOEXEC)
-        except OSError:
-            for fd in joins:
-                os.close(fd)
-            raise
+        host_end, guest_end = channel_pair()
+        out_r, out_w = os.pipe2(os.O_CLOEXEC)
+        err_r, err_w = os.pipe2(os.O_CLOEXEC)
         forked: asyncio.Future[int] = loop.create_future()
         exited: asyncio.Future[int] = loop.create_future()
         self._forks[token] = forked
@@ -185,7 +175,7 @@ class Zygote:
             request = encode_request(token, disk_bytes, workdir or self._workdir or "",
                                      rehearse=rehearse, heap=heap)
             socket.send_fds(launched.child.channel, [request],
-                            [guest_end.fileno(), out_w, err_w, *joins])
+                            [guest_end.fileno(), out_w, err_w])
         except OSError as exc:
             self._forks.pop(token, None)
             self._exits.pop(token, None)
@@ -195,8 +185,8 @@ class Zygote:
             raise ZygoteError(f"cannot reach the template: {exc}") from exc
         finally:
             guest_end.close()
-            for fd in (out_w, err_w, *joins):
-                os.close(fd)
+            os.close(out_w)
+            os.close(err_w)
         pidfd = -1
         try:
             try:
@@ -221,8 +211,7 @@ class Zygote:
         exited.add_done_callback(lambda _: self._exits.pop(token, None))
         child = adopt(pid, host_end, out_r, err_r, raw_output_bytes=raw_output_bytes,
                       exited=exited, namespace_init=self._isolate)
-        return GuestProcess(child, pid, cgroup, sandboxed=self._isolate, forked=True,
-                            init_pidfd=pidfd)
+        return GuestProcess(child, pid, sandboxed=self._isolate, forked=True, init_pidfd=pidfd)
 
     def stop_when_unused(self) -> None:
         """Stop the template unless a guest it forked is still running (under

@@ -43,7 +43,6 @@ from tether.codec.forkserver import (
     EXITED,
     FAILED,
     FORKED,
-    MAX_JOIN_FDS,
     REQUEST_FDS,
     decode_request,
     encode_reply,
@@ -114,8 +113,7 @@ class _Template:
                     os.read(self.wake_r, 512)
             if self.control.fileno() in ready:
                 try:
-                    message, fds, _, _ = socket.recv_fds(self.control, 4096,
-                                                         REQUEST_FDS + MAX_JOIN_FDS)
+                    message, fds, _, _ = socket.recv_fds(self.control, 4096, 3)
                 except InterruptedError:
                     continue
                 if not message:
@@ -127,7 +125,7 @@ class _Template:
         token = 0
         try:
             request = decode_request(message)
-            if request is None or not REQUEST_FDS <= len(fds) <= REQUEST_FDS + MAX_JOIN_FDS:
+            if request is None or len(fds) != REQUEST_FDS:
                 raise OSError(0, "malformed request")
             token, disk_bytes, rehearse, prepare_heap, workdir = request
             keep = (self.control.fileno(), self.wake_r, self.wake_w)
@@ -246,24 +244,20 @@ def _map_ids() -> None:
 
 def _become_guest(fds: list[int], workdir: str, confinement: confine.Confinement,
                   rehearse: bool, prepare_heap: bool) -> NoReturn:
-    channel, stdout, stderr, *joins = fds
+    channel, stdout, stderr = fds
     os.dup2(channel, CHANNEL_FD)
     os.dup2(stdout, 1)
     os.dup2(stderr, 2)
     # Confined after the run's namespaces and mounts, before any code of the run
     # (and before the descriptors it prepared in the template are closed).
     confine.apply(confinement, workdir)
+    os.closerange(CHANNEL_FD + 1, 1 << 16)
     for name in ("HOME", "TMPDIR", "PWD"):
         os.environ[name] = workdir
     if rehearse:  # again: the pages a run writes are copied now, while it waits for RUN
         shim.rehearse()
     if prepare_heap:
         heap.prepare()
-    # Into the run's cgroups after the pages above, which its peak memory
-    # then leaves out, and before the HELLO after which its RUN can come.
-    for fd in joins:
-        os.write(fd, b"0")
-    os.closerange(CHANNEL_FD + 1, 1 << 16)  # the joins' too: no program may hold them
     shim.main(workdir)  # asyncio is loaded, but only a program that uses it makes a loop
     os._exit(0)
 
