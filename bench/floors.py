@@ -75,7 +75,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 
-from tether.codec import Run
+from tether.codec import Binding, Run
 from tether.host import cgroups, node_snapshot
 from tether.host.guests import node_flags
 from tether.host.limits import Limits
@@ -162,8 +162,6 @@ W1_SOURCE = 'def program():\n    print("hi")\n    return 42\n'
 
 def w1_run() -> Run:
     """The RUN of W1 (a hello with one binding), as the codec floors send it."""
-    from tether.codec import Binding
-
     return Run(source='print("hi")\nreturn 42', language="python",
                bindings=(Binding("add", signature="(a, b)", doc="Add two numbers."),),
                limits=Limits().wire())

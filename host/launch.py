@@ -185,8 +185,9 @@ class GuestProcess:
         with contextlib.suppress(OSError):
             self.child.channel.shutdown(socket.SHUT_WR)
 
-    def close(self) -> None:
-        """Release every host-side resource (after terminate)."""
+    def _close(self) -> None:
+        """Every host-side descriptor of the guest (after terminate; the
+        cgroup is :meth:`release`'s)."""
         if self.init_pidfd >= 0:
             self.kill()  # no-op after terminate; the guarantee if it never ran
             os.close(self.init_pidfd)
@@ -195,16 +196,14 @@ class GuestProcess:
         if self._stat_fd >= 0:
             os.close(self._stat_fd)
             self._stat_fd = -1
-        if self.cgroup is not None:
-            self.cgroup.remove()
-            self.cgroup = None
 
     async def release(self, workdir: str | None = None) -> None:
-        """:meth:`close`, with the cgroup and ``workdir`` removed in a worker
-        thread: both block (a cgroup's rmdir retries while a dying process
-        leaves it), and the event loop serves other runs meanwhile."""
+        """Every host-side resource of the guest (after terminate), the cgroup
+        and ``workdir`` removed in a worker thread: both block (a cgroup's
+        rmdir retries while a dying process leaves it), and the event loop
+        serves other runs meanwhile."""
         cgroup, self.cgroup = self.cgroup, None
-        self.close()
+        self._close()
         if self.remote is not None and self.remote.release is not None:
             release, self.remote.release = self.remote.release, None
             await _bounded(release)
@@ -390,7 +389,7 @@ async def _off_loop(guest: GuestProcess, work: Callable[[GuestProcess], None]) -
     except BaseException:
         guest.kill()
         guest.child.signal_group(signal.SIGKILL)
-        guest.close()
+        await guest.release()
         raise
 
 
