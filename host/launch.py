@@ -57,8 +57,8 @@ class Remote:
     or an exec's stream), so the host can neither limit it nor see its
     statistics. ``name`` is shown as the run's sandbox; ``kill`` ends the
     guest the engine's own way, when the launching process outlives the
-    end of its stream (``docker kill NAME``); ``release`` runs after every
-    run, however it ended (deleting its pod)."""
+    end of its stream (``docker kill NAME``), and raises where that failed;
+    ``release`` runs after every run, however it ended (deleting its pod)."""
 
     name: str
     kill: Callable[[], Awaitable[None]] | None = None
@@ -119,6 +119,8 @@ class GuestProcess:
     forked: bool = False
     #: Started by a launcher elsewhere, reached over a stream.
     remote: Remote | None = None
+    #: The launcher's kill failed: it runs once more when the guest is released.
+    _kill_failed: bool = field(default=False, repr=False)
     #: What apply_limits last wrote, so that a run with the same limits writes nothing.
     _rlimits: tuple[object, ...] | None = field(default=None, repr=False)
     _cgroup_ceilings: tuple[int | None, int | None] | None = field(default=None, repr=False)
@@ -153,7 +155,7 @@ class GuestProcess:
         SIGKILL to everything; reap bwrap or the guest. Returns its status.
         A remote guest: its stream ends, the launching process has ``grace``
         to exit, then the launcher's own kill runs and the launching
-        process's group is killed."""
+        process's group is killed (R-STDIO-6)."""
         if self.remote is not None:
             return await self._terminate_remote(grace)
         if self.init_pidfd >= 0:
@@ -178,7 +180,11 @@ class GuestProcess:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self.child.exited), grace)
         if not self.child.exited.done() and self.remote.kill is not None:
-            await _bounded(self.remote.kill)
+            # A kill that fails may have met the launching process removing
+            # the guest itself (``podman run --rm`` after its container
+            # exited); killing that process leaves the guest half removed,
+            # so :meth:`release` runs the kill again once it is gone.
+            self._kill_failed = await _bounded(self.remote.kill, retry=True)
         return await self.child.terminate(grace, kill_now=True)
 
     def _end_stream(self) -> None:
@@ -204,6 +210,9 @@ class GuestProcess:
         serves other runs meanwhile."""
         cgroup, self.cgroup = self.cgroup, None
         self._close()
+        if self._kill_failed and self.remote is not None and self.remote.kill is not None:
+            self._kill_failed = False
+            await _bounded(self.remote.kill)
         if self.remote is not None and self.remote.release is not None:
             release, self.remote.release = self.remote.release, None
             await _bounded(release)
@@ -450,14 +459,22 @@ def memory_use(pid: int, *, peak: bool) -> int | None:
     return None
 
 
-async def _bounded(work: Callable[[], Awaitable[None]]) -> None:
+async def _bounded(work: Callable[[], Awaitable[None]], *, retry: bool = False) -> bool:
     """A launcher's kill or release: at most REMOTE_STOP_TIMEOUT, and its
-    failure is logged, never raised (the run has its result already)."""
+    failure is logged, never raised (the run has its result already).
+    ``retry``: the caller runs it again after a failure, and True says to
+    (not after one that ran out of time: the engine itself is stuck)."""
     try:
         async with asyncio.timeout(REMOTE_STOP_TIMEOUT):
             await work()
     except Exception as exc:
-        logger.warning("tether: a launcher's cleanup failed: %r", exc)
+        again = retry and not isinstance(exc, TimeoutError)
+        logger.log(logging.INFO if again else logging.WARNING,
+                   "tether: a launcher's cleanup failed%s: %s",
+                   " (it runs again once the launching process is gone)" if again else "",
+                   str(exc) or repr(exc))
+        return again
+    return False
 
 
 async def _readable(fd: int) -> None:

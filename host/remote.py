@@ -82,7 +82,10 @@ class CommandLauncher(Launcher):
     ``TETHER_TRANSPORT=stdio`` added (R-STDIO-4). ``kill`` ends the guest
     the engine's way when the command has not exited within the run's
     ``kill_grace`` after its stream ended; the command's process group is
-    killed after it."""
+    killed after it. Where ``kill`` exits non-zero it runs once more after
+    the group is gone: the command may have been removing its guest
+    itself (``--rm``), and killing it then leaves the guest half removed
+    (R-STDIO-6)."""
 
     def __init__(self, argv: Sequence[str], *, kill: Sequence[str] | None = None,
                  env: Mapping[str, str] | None = None, name: str = "command") -> None:
@@ -129,8 +132,11 @@ def command_line(argv: Sequence[str], name: str, language: str) -> list[str]:
 
 
 async def run_command(argv: Sequence[str], env: Mapping[str, str]) -> None:
-    """Run a launcher's own command (a kill, a cleanup) to its end; a
-    failure is logged with what it wrote to stderr."""
+    """Run a launcher's own command (a kill, a cleanup) to its end.
+
+    Raises:
+        CommandFailed: it exited non-zero (with what it wrote to stderr).
+    """
     process = await asyncio.create_subprocess_exec(
         *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE, env=dict(env), start_new_session=True)
@@ -142,8 +148,12 @@ async def run_command(argv: Sequence[str], env: Mapping[str, str]) -> None:
         await process.wait()
         raise
     if process.returncode:
-        logger.info("tether: %s exited %d: %s", argv[0], process.returncode,
-                    stderr.decode(errors="replace").strip()[-500:])
+        raise CommandFailed(f"{argv[0]} exited {process.returncode}: "
+                            f"{stderr.decode(errors='replace').strip()[-500:]}")
+
+
+class CommandFailed(Exception):
+    """A launcher's own command exited non-zero."""
 
 
 class SkipsPreamble(Connection):

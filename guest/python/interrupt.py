@@ -16,10 +16,12 @@ returns to it. Until the signal comes, all this costs a program is that check.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import signal
 import sys
+import threading
 import traceback
 from types import FrameType
 from typing import Final
@@ -63,6 +65,22 @@ def arm(channel: int) -> None:
     _state.armed = True
     _state.channel = channel
     signal.signal(signal.SIGTERM, _on_terminate)
+
+
+def watch_for_end(channel: int) -> None:
+    """Over stdio the host's SIGTERM reaches the carrier, not the guest
+    (R-STDIO-6), and a program that computes never lets the guest read the
+    end of its stream: a thread waits for that end, reading nothing, and
+    sends the guest the SIGTERM the host would have (R-STDIO-7)."""
+    def watch() -> None:
+        poller = select.poll()
+        poller.register(channel, select.POLLRDHUP)  # POLLHUP and POLLERR come unasked
+        with contextlib.suppress(OSError):
+            for _, events in poller.poll():
+                if events & (select.POLLRDHUP | select.POLLHUP | select.POLLERR):
+                    os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="tether-end-of-stream", daemon=True).start()
 
 
 def cancel_read() -> None:

@@ -363,6 +363,7 @@ def main(cwd: str | None, warm: bool = False, stdio: bool = False) -> None:
         interrupt.arm(channel.read_fd)
         if stdio:
             limit_self(run.limits)
+            interrupt.watch_for_end(channel.read_fd)
         run_program(channel, run, loop)
     except ProtocolError as exc:
         channel.fail(exc)

@@ -1,5 +1,5 @@
 """Guests started by a command whose stdin and stdout carry the frames
-(spec §3.1, R-STDIO-1..5): ``Runtime(launcher=CommandLauncher(argv))``,
+(spec §3.1, R-STDIO-1..7): ``Runtime(launcher=CommandLauncher(argv))``,
 with real subprocesses — the standalone guest (``python -m tether.guest
 --stdio``) itself, or behind a shell that stands for a container engine's
 client. Each test checks that nothing it started is left running."""
@@ -117,6 +117,20 @@ def test_a_timeout_ends_the_stream_and_the_command() -> None:
     assert result.status is Status.TIMEOUT
 
 
+#: spin() called from line 6: a busy loop, or a sleep in C.
+@pytest.mark.parametrize("source", ["def spin():\n    while True:\n        pass\n\n\nspin()",
+                                    "import time\n\ndef spin():\n    time.sleep(60)\n\nspin()"])
+def test_a_program_that_computes_stops_when_its_stream_ends(source: str) -> None:
+    """R-STDIO-7: the host's SIGTERM does not reach a guest over stdio
+    (only its command would get it), yet a program that never reads its
+    channel stops when the stream ends, and the run says where it was
+    (R-CANCEL-4)."""
+    [result] = _runs(Recording(GUEST), source, limits=quick(timeout=0.5))
+    assert result.status is Status.TIMEOUT
+    assert result.error is not None and result.error.line is not None, result.error
+    assert "in spin" in result.error.traceback and "line 6, in <module>" in result.error.traceback
+
+
 def test_a_crashing_guest_is_a_crashed_run() -> None:
     """R-TERM-1 over a command's stdio: the command's exit status is the guest's."""
     [result] = _runs(Recording(GUEST), "import os\nos._exit(7)")
@@ -152,6 +166,22 @@ def test_the_launchers_kill_runs_when_the_command_outlives_its_stream(tmp_path: 
     assert result.status is Status.TIMEOUT
     assert result.stats.sandbox == "engine"
     assert len(list(tmp_path.glob("tether-*.killed"))) == 1
+
+
+@pytest.mark.parametrize("exits", [0, 2])
+def test_a_kill_that_fails_runs_again_once_the_command_is_gone(tmp_path: Path,
+                                                                exits: int) -> None:
+    """R-STDIO-6: a command that outlives its guest (an engine's client
+    removing the container its ``--rm`` asked for) may make the engine's
+    kill fail; killing the command then can leave the guest half removed,
+    so a kill that fails runs once more after the command's group is gone.
+    One that succeeds runs once."""
+    argv = ["sh", "-c", 'trap "" TERM; "$@"; while :; do sleep 0.05; done', "sh", *GUEST]
+    kill = ["sh", "-c", f'echo {{name}} >> "{tmp_path}/kills"; exit {exits}']
+    [result] = _runs(Recording(argv, kill=kill), "return 1")
+    assert result.status is Status.OK
+    kills = (tmp_path / "kills").read_text().split()
+    assert len(kills) == (1 if exits == 0 else 2) and len(set(kills)) == 1
 
 
 def test_a_warm_pool_holds_started_remote_guests() -> None:
