@@ -80,7 +80,8 @@ def watch_for_end(channel: int) -> None:
                 if events & (select.POLLRDHUP | select.POLLHUP | select.POLLERR):
                     os.kill(os.getpid(), signal.SIGTERM)
 
-    threading.Thread(target=watch, name="tether-end-of-stream", daemon=True).start()
+    with contextlib.suppress(RuntimeError):  # no thread to be had: the engine's kill remains
+        threading.Thread(target=watch, name="tether-end-of-stream", daemon=True).start()
 
 
 def cancel_read() -> None:

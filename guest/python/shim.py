@@ -362,8 +362,8 @@ def main(cwd: str | None, warm: bool = False, stdio: bool = False) -> None:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         interrupt.arm(channel.read_fd)
         if stdio:
+            interrupt.watch_for_end(channel.read_fd)  # before `processes` may forbid a thread
             limit_self(run.limits)
-            interrupt.watch_for_end(channel.read_fd)
         run_program(channel, run, loop)
     except ProtocolError as exc:
         channel.fail(exc)
