@@ -57,7 +57,7 @@ class Remote:
     or an exec's stream), so the host can neither limit it nor see its
     statistics. ``name`` is shown as the run's sandbox; ``kill`` ends the
     guest the engine's own way, when the launching process outlives the
-    end of its stream (``docker kill NAME``), and raises where that failed;
+    end of its stream (``docker rm -f NAME``), and raises where that failed;
     ``release`` runs after every run, however it ended (deleting its pod)."""
 
     name: str

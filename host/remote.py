@@ -70,7 +70,7 @@ class CommandLauncher(Launcher):
         CommandLauncher(["docker", "run", "-i", "--rm", "--name", "{name}", IMAGE,
                          "python", "-m", "tether.guest", "--stdio",
                          "--language", "{language}"],
-                        kill=["docker", "kill", "{name}"])
+                        kill=["docker", "rm", "-f", "{name}"])
 
     In ``argv`` and ``kill``, ``{name}`` becomes a name of the guest's own
     (``tether-`` and 12 hex digits: name the container with it) and

@@ -150,6 +150,7 @@ class SyncGuest:
             raise ProgramCancelled  # R-CANCEL-1, R-TRANS-4
         if not isinstance(event, Result) or event.id != self._next_id:
             self.channel.fail(ProtocolError(ErrorCode.UNEXPECTED_MESSAGE, repr(event)[:100]))
+        interrupt.check()  # the stream ended behind this answer (R-STDIO-7)
         if event.error is not None:
             raise BindingError(request.name, event.error.type, event.error.message,
                                int(event.error.code))

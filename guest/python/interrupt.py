@@ -16,12 +16,11 @@ returns to it. Until the signal comes, all this costs a program is that check.
 
 from __future__ import annotations
 
-import contextlib
+import fcntl
 import os
 import select
 import signal
 import sys
-import threading
 import traceback
 from types import FrameType
 from typing import Final
@@ -41,6 +40,9 @@ class ProgramCancelled(BaseException):  # not the program's error: no "Error" su
 
 ProgramCancelled.__module__ = "builtins"  # as tracebacks name it (R-DONE-2)
 
+#: What poll reports for a stream whose other end will send nothing more.
+_ENDED: Final = select.POLLHUP | select.POLLERR | getattr(select, "POLLRDHUP", 0)
+
 
 class _State:
     #: Set while the program runs: a SIGTERM then interrupts it, once.
@@ -49,6 +51,8 @@ class _State:
     channel = -1
     #: The guest has read the host's CANCEL (or EOF).
     cancelled = False
+    #: Over stdio: the host's stream has ended (:func:`watch_for_end`).
+    ended = False
     #: The signal came while the guest's code ran inside the program's.
     pending = False
     #: The program's frames where the signal stopped it.
@@ -70,18 +74,18 @@ def arm(channel: int) -> None:
 def watch_for_end(channel: int) -> None:
     """Over stdio the host's SIGTERM reaches the carrier, not the guest
     (R-STDIO-6), and a program that computes never lets the guest read the
-    end of its stream: a thread waits for that end, reading nothing, and
-    sends the guest the SIGTERM the host would have (R-STDIO-7)."""
-    def watch() -> None:
-        poller = select.poll()
-        poller.register(channel, select.POLLRDHUP)  # POLLHUP and POLLERR come unasked
-        with contextlib.suppress(OSError):
-            for _, events in poller.poll():
-                if events & (select.POLLRDHUP | select.POLLHUP | select.POLLERR):
-                    os.kill(os.getpid(), signal.SIGTERM)
-
-    with contextlib.suppress(RuntimeError):  # no thread to be had: the engine's kill remains
-        threading.Thread(target=watch, name="tether-end-of-stream", daemon=True).start()
+    end of its stream. So the kernel signals SIGIO whenever the channel has
+    news (O_ASYNC), and the handler, reading nothing, looks whether the
+    stream has ended; if it has, it does what the host's SIGTERM would
+    (R-STDIO-7). A signal, not a thread: a thread would count against the
+    run's ``memory_bytes`` and ``processes``."""
+    signal.signal(signal.SIGIO, _on_io)
+    try:
+        fcntl.fcntl(channel, fcntl.F_SETOWN, os.getpid())
+        fcntl.fcntl(channel, fcntl.F_SETFL, fcntl.fcntl(channel, fcntl.F_GETFL) | os.O_ASYNC)
+    except OSError:  # no signal to be had: the engine's kill remains
+        return
+    _on_io(signal.SIGIO, None)  # it may have ended already
 
 
 def cancel_read() -> None:
@@ -91,11 +95,15 @@ def cancel_read() -> None:
 
 def check() -> None:
     """Raise the interruption that came while the guest's code ran (the
-    program's ``print``), now that control returns to the program."""
+    program's ``print``, a binding's answer, the program's compilation),
+    now that control returns to the program."""
     if _state.pending:
         _state.pending = False
         _state.armed = False
-        _state.stack = traceback.extract_stack(sys._getframe(1))
+        stack = traceback.extract_stack(sys._getframe(1))
+        # Outside the program's frames (it has not started, or waits at an
+        # await) the exception's own traceback says where.
+        _state.stack = stack if any(f.filename == FILENAME for f in stack) else None
         raise ProgramCancelled
 
 
@@ -123,6 +131,27 @@ def _on_terminate(signum: int, frame: FrameType | None) -> None:
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
         return
+    _interrupt(where, frame)
+
+
+def _on_io(signum: int, frame: FrameType | None) -> None:
+    if _state.ended or not _state.armed:
+        return
+    poller = select.poll()
+    poller.register(_state.channel, _ENDED)
+    try:
+        ready = poller.poll(0)
+    except OSError:
+        return
+    if any(events & _ENDED for _, events in ready):
+        _state.ended = _state.cancelled = True
+        # No SIGTERM follows, nor a frame after the end: what the guest's own
+        # code was doing (compiling, taking a binding's answer) is
+        # interrupted where it hands control back to the program.
+        _interrupt(_innermost(frame) or "guest", frame)
+
+
+def _interrupt(where: str, frame: FrameType | None) -> None:
     if where == "program":
         _state.armed = False
         _state.stack = traceback.extract_stack(frame)

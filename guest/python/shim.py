@@ -117,6 +117,7 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
         names.update({b.name: describe_binding(guest.make_binding(b.name), b)
                       for b in run.bindings})
         namespace = program_globals(names, run.variables)
+        interrupt.check()  # the run ended while it was being prepared
         value = guest.main(code, namespace)
     except BaseException as exc:  # everything the program raises is data
         output.flush()
@@ -362,8 +363,8 @@ def main(cwd: str | None, warm: bool = False, stdio: bool = False) -> None:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         interrupt.arm(channel.read_fd)
         if stdio:
-            interrupt.watch_for_end(channel.read_fd)  # before `processes` may forbid a thread
             limit_self(run.limits)
+            interrupt.watch_for_end(channel.read_fd)
         run_program(channel, run, loop)
     except ProtocolError as exc:
         channel.fail(exc)

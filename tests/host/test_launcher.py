@@ -129,6 +129,26 @@ def test_a_program_that_computes_stops_when_its_stream_ends(source: str) -> None
     assert result.status is Status.TIMEOUT
     assert result.error is not None and result.error.line is not None, result.error
     assert "in spin" in result.error.traceback and "line 6, in <module>" in result.error.traceback
+    assert result.stats.exit_code == 0  # it ended itself, not the kill after the grace
+
+
+def test_a_stream_that_ends_while_the_program_compiles_stops_it_before_it_runs() -> None:
+    """R-STDIO-7: the end can come while the guest's own code runs (here it
+    compiles a long program); the program is stopped before its first line."""
+    source = "x = [" + ",".join(["1"] * 1_000_000) + "]\nwhile True:\n    pass\n"
+    [result] = _runs(Recording(GUEST), source, pool=PoolConfig(size=1, prestart=("python",)),
+                     limits=quick(timeout=1.0, kill_grace=30.0, cpu_seconds=60))
+    assert result.status is Status.TIMEOUT
+    assert result.error is not None and result.error.traceback == "ProgramCancelled\n", result
+    assert result.stats.exit_code == 0
+
+
+def test_watching_for_the_end_costs_the_program_no_memory() -> None:
+    """R-STDIO-5, R-STDIO-7: the guest's watch for the end of its stream
+    leaves ``memory_bytes`` to the program."""
+    [result] = _runs(Recording(GUEST), "x = bytearray(40 << 20)\nreturn len(x)",
+                     limits=quick(memory_bytes=100 << 20))
+    assert result.status is Status.OK, result.error
 
 
 def test_a_crashing_guest_is_a_crashed_run() -> None:
@@ -176,12 +196,28 @@ def test_a_kill_that_fails_runs_again_once_the_command_is_gone(tmp_path: Path,
     kill fail; killing the command then can leave the guest half removed,
     so a kill that fails runs once more after the command's group is gone.
     One that succeeds runs once."""
-    argv = ["sh", "-c", 'trap "" TERM; "$@"; while :; do sleep 0.05; done', "sh", *GUEST]
-    kill = ["sh", "-c", f'echo {{name}} >> "{tmp_path}/kills"; exit {exits}']
+    wrapper = 'trap "" TERM; echo $$ > "$0/carrier"; "$@"; while :; do sleep 0.05; done'
+    argv = ["sh", "-c", wrapper, str(tmp_path), *GUEST]
+    kill = ["sh", "-c", f'cd "{tmp_path}"; if kill -0 "$(cat carrier)" 2>/dev/null; '
+                        f'then echo running; else echo gone; fi >> kills; exit {exits}']
     [result] = _runs(Recording(argv, kill=kill), "return 1")
     assert result.status is Status.OK
     kills = (tmp_path / "kills").read_text().split()
-    assert len(kills) == (1 if exits == 0 else 2) and len(set(kills)) == 1
+    assert kills == (["running"] if exits == 0 else ["running", "gone"])
+
+
+def test_a_kill_that_hangs_is_not_run_again(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """R-STDIO-6: an engine's kill that runs out of time says the engine is
+    stuck, not that the guest was going: it is not run a second time."""
+    from tether.host import launch
+
+    monkeypatch.setattr(launch, "REMOTE_STOP_TIMEOUT", 0.3)
+    argv = ["sh", "-c", 'trap "" TERM; "$@"; while :; do sleep 0.05; done', "sh", *GUEST]
+    kill = ["sh", "-c", f'echo started >> "{tmp_path}/kills"; exec sleep 60']
+    [result] = _runs(Recording(argv, kill=kill), "return 1")
+    assert result.status is Status.OK
+    assert (tmp_path / "kills").read_text().split() == ["started"]
 
 
 def test_a_warm_pool_holds_started_remote_guests() -> None:
