@@ -119,8 +119,9 @@ class GuestProcess:
     forked: bool = False
     #: Started by a launcher elsewhere, reached over a stream.
     remote: Remote | None = None
-    #: The launcher's kill failed: it runs once more when the guest is released.
-    _kill_failed: bool = field(default=False, repr=False)
+    #: The launcher's kill ran and ended (True: it succeeded): it runs once
+    #: more when the guest is released. None: it did not run, or it hung.
+    _killed: bool | None = field(default=None, repr=False)
     #: What apply_limits last wrote, so that a run with the same limits writes nothing.
     _rlimits: tuple[object, ...] | None = field(default=None, repr=False)
     _cgroup_ceilings: tuple[int | None, int | None] | None = field(default=None, repr=False)
@@ -180,11 +181,11 @@ class GuestProcess:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self.child.exited), grace)
         if not self.child.exited.done() and self.remote.kill is not None:
-            # A kill that fails may have met the launching process removing
-            # the guest itself (``podman run --rm`` after its container
-            # exited); killing that process leaves the guest half removed,
-            # so :meth:`release` runs the kill again once it is gone.
-            self._kill_failed = await _bounded(self.remote.kill, retry=True)
+            # The launching process may be creating the guest, or removing
+            # it (``podman run --rm`` after its container exited), where the
+            # kill cannot see it; killed then, it leaves the guest behind.
+            # So :meth:`release` runs the kill again once it is gone.
+            self._killed = await _bounded(self.remote.kill, quiet=True)
         return await self.child.terminate(grace, kill_now=True)
 
     def _end_stream(self) -> None:
@@ -210,9 +211,10 @@ class GuestProcess:
         serves other runs meanwhile."""
         cgroup, self.cgroup = self.cgroup, None
         self._close()
-        if self._kill_failed and self.remote is not None and self.remote.kill is not None:
-            self._kill_failed = False
-            await _bounded(self.remote.kill)
+        if self._killed is not None and self.remote is not None and self.remote.kill is not None:
+            # After a kill that worked, finding nothing left is the rule.
+            quiet, self._killed = self._killed, None
+            await _bounded(self.remote.kill, quiet=quiet)
         if self.remote is not None and self.remote.release is not None:
             release, self.remote.release = self.remote.release, None
             await _bounded(release)
@@ -459,22 +461,22 @@ def memory_use(pid: int, *, peak: bool) -> int | None:
     return None
 
 
-async def _bounded(work: Callable[[], Awaitable[None]], *, retry: bool = False) -> bool:
+async def _bounded(work: Callable[[], Awaitable[None]], *, quiet: bool = False) -> bool | None:
     """A launcher's kill or release: at most REMOTE_STOP_TIMEOUT, and its
-    failure is logged, never raised (the run has its result already).
-    ``retry``: the caller runs it again after a failure, and True says to
-    (not after one that ran out of time: the engine itself is stuck)."""
+    failure is logged, never raised (the run has its result already);
+    ``quiet``: a failure is only information. Returns whether it succeeded,
+    None when it ran out of time (the engine itself is stuck)."""
     try:
         async with asyncio.timeout(REMOTE_STOP_TIMEOUT):
             await work()
+    except TimeoutError:
+        logger.warning("tether: a launcher's cleanup took over %g s", REMOTE_STOP_TIMEOUT)
+        return None
     except Exception as exc:
-        again = retry and not isinstance(exc, TimeoutError)
-        logger.log(logging.INFO if again else logging.WARNING,
-                   "tether: a launcher's cleanup failed%s: %s",
-                   " (it runs again once the launching process is gone)" if again else "",
-                   str(exc) or repr(exc))
-        return again
-    return False
+        logger.log(logging.INFO if quiet else logging.WARNING,
+                   "tether: a launcher's cleanup failed: %s", str(exc) or repr(exc))
+        return False
+    return True
 
 
 async def _readable(fd: int) -> None:

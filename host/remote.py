@@ -82,10 +82,10 @@ class CommandLauncher(Launcher):
     ``TETHER_TRANSPORT=stdio`` added (R-STDIO-4). ``kill`` ends the guest
     the engine's way when the command has not exited within the run's
     ``kill_grace`` after its stream ended; the command's process group is
-    killed after it. Where ``kill`` exits non-zero it runs once more after
-    the group is gone: the command may have been removing its guest
-    itself (``--rm``), and killing it then leaves the guest half removed
-    (R-STDIO-6)."""
+    killed after it, and ``kill`` runs once more once the group is gone:
+    the command may have been creating its guest, or removing it itself
+    (``--rm``), where the first kill could not see it, and killing the
+    command then leaves the guest behind (R-STDIO-6)."""
 
     def __init__(self, argv: Sequence[str], *, kill: Sequence[str] | None = None,
                  env: Mapping[str, str] | None = None, name: str = "command") -> None:
