@@ -57,6 +57,8 @@ class AsyncGuest:
         return binding
 
     async def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if interrupt.ended():
+            raise asyncio.CancelledError  # no CALL after the end of the stream (R-TRANS-4)
         wire_args, wire_kwargs = wire_arguments(name, args, kwargs, self.limits)
         assert self._slots is not None
         async with self._slots:  # R-CALL-3: queue beyond max_calls_in_flight
@@ -92,7 +94,7 @@ class AsyncGuest:
                     if future is not None and not future.done():
                         future.set_result(event)
                 elif isinstance(event, Cancel) or event is CONNECTION_CLOSED:
-                    interrupt.cancel_read()
+                    interrupt.cancel_read(eof=event is CONNECTION_CLOSED)
                     self._stop()  # R-TRANS-4, R-CANCEL-1
                     if event is CONNECTION_CLOSED:
                         asyncio.get_running_loop().remove_reader(self.channel.read_fd)

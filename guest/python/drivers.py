@@ -135,6 +135,8 @@ class SyncGuest:
                 error = exc
 
     def _call(self, request: _CallRequest) -> Any:
+        if interrupt.ended():
+            raise ProgramCancelled  # no CALL after the end of the stream (R-TRANS-4)
         wire_args, wire_kwargs = wire_arguments(request.name, request.args, request.kwargs,
                                                 self.limits)
         self._next_id += 1
@@ -146,11 +148,11 @@ class SyncGuest:
         except ProtocolError as exc:  # the host broke the protocol: not the program's error
             self.channel.fail(exc)
         if isinstance(event, Cancel) or event is CONNECTION_CLOSED:
-            interrupt.cancel_read()
+            interrupt.cancel_read(eof=event is CONNECTION_CLOSED)
             raise ProgramCancelled  # R-CANCEL-1, R-TRANS-4
         if not isinstance(event, Result) or event.id != self._next_id:
             self.channel.fail(ProtocolError(ErrorCode.UNEXPECTED_MESSAGE, repr(event)[:100]))
-        interrupt.check()  # the stream ended behind this answer (R-STDIO-7)
+        interrupt.handover()  # the stream ended behind this answer (R-STDIO-7)
         if event.error is not None:
             raise BindingError(request.name, event.error.type, event.error.message,
                                int(event.error.code))

@@ -21,6 +21,7 @@ import os
 import select
 import signal
 import sys
+import threading
 import traceback
 from types import FrameType
 from typing import Final
@@ -49,12 +50,17 @@ class _State:
     armed = False
     #: Where the host's frames arrive.
     channel = -1
+    #: The program's thread, the one the interruption is raised in.
+    main_thread = 0
     #: The guest has read the host's CANCEL (or EOF).
     cancelled = False
-    #: Over stdio: the host's stream has ended (:func:`watch_for_end`).
+    #: The host's stream has ended: read, or seen by :func:`watch_for_end`.
     ended = False
     #: The signal came while the guest's code ran inside the program's.
     pending = False
+    #: The end was seen while only the guest's code ran (compiling, waiting
+    #: for a binding's answer): raised where it hands control to the program.
+    at_handover = False
     #: The program's frames where the signal stopped it.
     stack: traceback.StackSummary | None = None
 
@@ -68,7 +74,15 @@ def arm(channel: int) -> None:
     other SIGTERM (the program's own), the guest dies of it as always."""
     _state.armed = True
     _state.channel = channel
+    _state.main_thread = threading.get_ident()
     signal.signal(signal.SIGTERM, _on_terminate)
+
+
+def disarm() -> None:
+    """The program has ended: nothing is raised any more, whatever comes
+    (code of the program's that the guest runs while it sends the DONE, a
+    ``__str__`` or a dict's ``items``, cannot be interrupted out of it)."""
+    _state.armed = _state.pending = _state.at_handover = False
 
 
 def watch_for_end(channel: int) -> None:
@@ -80,6 +94,9 @@ def watch_for_end(channel: int) -> None:
     (R-STDIO-7). A signal, not a thread: a thread would count against the
     run's ``memory_bytes`` and ``processes``."""
     signal.signal(signal.SIGIO, _on_io)
+    # SIGIO comes with every frame too: a system call the program waits in
+    # goes on after it (sleeps and polls still end, as for any signal).
+    signal.siginterrupt(signal.SIGIO, False)
     try:
         fcntl.fcntl(channel, fcntl.F_SETOWN, os.getpid())
         fcntl.fcntl(channel, fcntl.F_SETFL, fcntl.fcntl(channel, fcntl.F_GETFL) | os.O_ASYNC)
@@ -88,22 +105,38 @@ def watch_for_end(channel: int) -> None:
     _on_io(signal.SIGIO, None)  # it may have ended already
 
 
-def cancel_read() -> None:
-    """The guest read CANCEL or EOF: a SIGTERM now is the host's."""
+def cancel_read(*, eof: bool = False) -> None:
+    """The guest read CANCEL, or EOF (``eof``): a SIGTERM now is the host's,
+    and the guest raises its own cancellation where the program waits."""
     _state.cancelled = True
+    _state.ended = _state.ended or eof
+    _state.at_handover = False
+
+
+def ended() -> bool:
+    """Whether the host's stream has ended: a binding call then raises the
+    cancellation at once, without a frame (R-TRANS-4)."""
+    return _state.ended
 
 
 def check() -> None:
-    """Raise the interruption that came while the guest's code ran (the
-    program's ``print``, a binding's answer, the program's compilation),
-    now that control returns to the program."""
-    if _state.pending:
+    """Raise the interruption that came while the guest's code ran inside
+    the program's (its ``print``), now that control returns to it, on the
+    program's own thread."""
+    if _state.pending and _state.armed and threading.get_ident() == _state.main_thread:
         _state.pending = False
         _state.armed = False
-        stack = traceback.extract_stack(sys._getframe(1))
-        # Outside the program's frames (it has not started, or waits at an
-        # await) the exception's own traceback says where.
-        _state.stack = stack if any(f.filename == FILENAME for f in stack) else None
+        _state.stack = traceback.extract_stack(sys._getframe(1))
+        raise ProgramCancelled
+
+
+def handover() -> None:
+    """Where the guest hands control to the program (its first line, a
+    binding's answer): raise the end of the stream seen meanwhile. The
+    exception's own traceback says where the program was."""
+    if _state.at_handover and _state.armed:
+        _state.at_handover = False
+        _state.armed = False
         raise ProgramCancelled
 
 
@@ -145,10 +178,13 @@ def _on_io(signum: int, frame: FrameType | None) -> None:
         return
     if any(events & _ENDED for _, events in ready):
         _state.ended = _state.cancelled = True
-        # No SIGTERM follows, nor a frame after the end: what the guest's own
-        # code was doing (compiling, taking a binding's answer) is
-        # interrupted where it hands control back to the program.
-        _interrupt(_innermost(frame) or "guest", frame)
+        where = _innermost(frame)
+        if where is None:
+            # No SIGTERM follows: unless the guest reads the end itself (it
+            # waits on the host), it is raised where the guest hands over.
+            _state.at_handover = True
+        else:
+            _interrupt(where, frame)
 
 
 def _interrupt(where: str, frame: FrameType | None) -> None:

@@ -117,8 +117,11 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
         names.update({b.name: describe_binding(guest.make_binding(b.name), b)
                       for b in run.bindings})
         namespace = program_globals(names, run.variables)
-        interrupt.check()  # the run ended while it was being prepared
-        value = guest.main(code, namespace)
+        interrupt.handover()  # the stream ended while the run was being prepared
+        try:
+            value = guest.main(code, namespace)
+        finally:
+            interrupt.disarm()
     except BaseException as exc:  # everything the program raises is data
         output.flush()
         if isinstance(exc, ProgramCancelled) or type(exc).__name__ == "CancelledError":

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from tether.codec import NEED_DATA, Connection, Done, Hello, Role, Run, RunLimits
+from tether.codec import NEED_DATA, Binding, Call, Connection, Done, Hello, Role, Run, RunLimits
 from tether.host.guests import Interpreters, guest_command
 from tether.host.limits import Limits
 from tether.host.process import spawn
@@ -143,3 +143,61 @@ def test_over_stdio_the_python_guest_sets_runs_rlimits_itself() -> None:
     events, stderr = asyncio.run(_run_over_stdio("python", source, open_files=64,
                                                  file_bytes=1 << 20, cpu_seconds=30))
     assert isinstance(events[-1], Done) and events[-1].value == [64, 1 << 20, 30], stderr
+
+
+#: A program that swallows the cancellation of its call and calls again.
+CALLS_ON = {
+    "python": "try:\n    await f()\nexcept BaseException:\n    pass\nawait f()\nreturn 1",
+    "python-asyncio": "import asyncio\ntry:\n    await f()\nexcept BaseException:\n    pass\n"
+                      "await f()\nreturn 1",
+    "javascript": "try { await f() } catch (e) {}\nawait f()\nreturn 1",
+}
+
+
+@pytest.mark.parametrize("program", list(CALLS_ON))
+def test_after_the_end_of_its_stream_the_guest_sends_no_call(program: str) -> None:
+    """R-TRANS-4: the host's stream ends while the program waits on a
+    call; the program swallows its cancellation and calls again: that call
+    raises at once, without a frame, and the guest ends with DONE."""
+    language = program.partition("-")[0]
+    if language == "javascript" and shutil.which("node") is None:
+        pytest.skip("Node.js is not installed")
+
+    async def go() -> list[object]:
+        workdir = tempfile.mkdtemp(prefix="tether-transport-")
+        try:
+            command = guest_command(language, workdir, Limits(), Interpreters())
+            process = await asyncio.create_subprocess_exec(
+                *command.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                env={**command.env, "TETHER_TRANSPORT": "stdio"}, cwd=workdir)
+            assert process.stdin is not None and process.stdout is not None
+            host = Connection(Role.HOST)
+            events: list[object] = []
+            try:
+                while not any(isinstance(e, Done) for e in events):
+                    event = host.next_event()
+                    if event is NEED_DATA:
+                        data = await asyncio.wait_for(process.stdout.read(65536), 20)
+                        if not data:
+                            break
+                        host.receive_data(data)
+                        continue
+                    events.append(event)
+                    if isinstance(event, Hello):
+                        process.stdin.write(host.send(Run(CALLS_ON[program], language,
+                                                          (Binding("f"),), Limits().wire())))
+                    elif isinstance(event, Call):
+                        process.stdin.close()  # the end of the stream, the call unanswered
+                await asyncio.wait_for(process.wait(), 20)
+            finally:
+                if process.returncode is None:
+                    process.kill()
+                    await process.wait()
+            return events
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    events = asyncio.run(go())
+    assert [type(e).__name__ for e in events if not isinstance(e, Hello)] == ["Call", "Done"]
+    done = events[-1]
+    assert isinstance(done, Done) and done.error is not None, done

@@ -132,15 +132,45 @@ def test_a_program_that_computes_stops_when_its_stream_ends(source: str) -> None
     assert result.stats.exit_code == 0  # it ended itself, not the kill after the grace
 
 
+def _after_the_pool_is_ready(source: str, **options: Any) -> RunResult:
+    async def go() -> RunResult:
+        async with Runtime(launcher=Recording(GUEST),
+                           pool=PoolConfig(size=1, prestart=("python",))) as rt:
+            await rt.run("return 1")
+            # The guest that refills the pool has said HELLO: RUN reaches it at once.
+            while not any(pool._ready for pool in rt._pools.values()):
+                await asyncio.sleep(0.02)
+            return await rt.run(source, **options)
+
+    return asyncio.run(go())
+
+
 def test_a_stream_that_ends_while_the_program_compiles_stops_it_before_it_runs() -> None:
     """R-STDIO-7: the end can come while the guest's own code runs (here it
     compiles a long program); the program is stopped before its first line."""
-    source = "x = [" + ",".join(["1"] * 1_000_000) + "]\nwhile True:\n    pass\n"
-    [result] = _runs(Recording(GUEST), source, pool=PoolConfig(size=1, prestart=("python",)),
-                     limits=quick(timeout=1.0, kill_grace=30.0, cpu_seconds=60))
+    source = "x = [" + ",".join(["1"] * 200_000) + "]\nwhile True:\n    pass\n"
+    result = _after_the_pool_is_ready(source, limits=quick(timeout=0.05, kill_grace=30.0,
+                                                           cpu_seconds=60))
     assert result.status is Status.TIMEOUT
     assert result.error is not None and result.error.traceback == "ProgramCancelled\n", result
     assert result.stats.exit_code == 0
+
+
+def test_a_program_stopped_in_a_binding_call_says_where_it_waited() -> None:
+    """R-STDIO-7, R-CANCEL-4: the guest reads the end of the stream itself
+    while the program waits on a binding; the program's ``finally`` runs
+    and prints, and the DONE says the program waited on line 2."""
+    async def slow() -> None:
+        await asyncio.sleep(60)
+
+    source = "try:\n    await slow()\nfinally:\n    print('cleaning up')\n"
+    for program in (source, "import asyncio\n" + source):
+        [result] = _runs(Recording(GUEST), program, bindings={"slow": slow},
+                         limits=quick(timeout=0.3))
+        assert result.status is Status.TIMEOUT
+        assert result.error is not None, result
+        assert result.error.line == program.count("\n", 0, program.index("await slow")) + 1, \
+            result.error
 
 
 def test_watching_for_the_end_costs_the_program_no_memory() -> None:
