@@ -117,6 +117,21 @@ def test_a_timeout_ends_the_stream_and_the_command() -> None:
     assert result.status is Status.TIMEOUT
 
 
+def _after_the_pool_is_ready(source: str, **options: Any) -> RunResult:
+    """Run ``source`` in a guest that has said HELLO already: its program
+    starts at once, however long a guest takes to start on a busy machine."""
+    async def go() -> RunResult:
+        async with Runtime(launcher=Recording(GUEST),
+                           pool=PoolConfig(size=1, prestart=("python",))) as rt:
+            await rt.run("return 1")
+            async with asyncio.timeout(60):  # the guest that refills the pool
+                while not any(pool._ready for pool in rt._pools.values()):
+                    await asyncio.sleep(0.02)
+            return await rt.run(source, **options)
+
+    return asyncio.run(go())
+
+
 #: spin() called from line 6: a busy loop, or a sleep in C.
 @pytest.mark.parametrize("source", ["def spin():\n    while True:\n        pass\n\n\nspin()",
                                     "import time\n\ndef spin():\n    time.sleep(60)\n\nspin()"])
@@ -125,24 +140,11 @@ def test_a_program_that_computes_stops_when_its_stream_ends(source: str) -> None
     (only its command would get it), yet a program that never reads its
     channel stops when the stream ends, and the run says where it was
     (R-CANCEL-4)."""
-    [result] = _runs(Recording(GUEST), source, limits=quick(timeout=0.5))
+    result = _after_the_pool_is_ready(source, limits=quick(timeout=0.5, kill_grace=10.0))
     assert result.status is Status.TIMEOUT
     assert result.error is not None and result.error.line is not None, result.error
     assert "in spin" in result.error.traceback and "line 6, in <module>" in result.error.traceback
     assert result.stats.exit_code == 0  # it ended itself, not the kill after the grace
-
-
-def _after_the_pool_is_ready(source: str, **options: Any) -> RunResult:
-    async def go() -> RunResult:
-        async with Runtime(launcher=Recording(GUEST),
-                           pool=PoolConfig(size=1, prestart=("python",))) as rt:
-            await rt.run("return 1")
-            # The guest that refills the pool has said HELLO: RUN reaches it at once.
-            while not any(pool._ready for pool in rt._pools.values()):
-                await asyncio.sleep(0.02)
-            return await rt.run(source, **options)
-
-    return asyncio.run(go())
 
 
 def test_a_stream_that_ends_while_the_program_compiles_stops_it_before_it_runs() -> None:
@@ -165,8 +167,8 @@ def test_a_program_stopped_in_a_binding_call_says_where_it_waited() -> None:
 
     source = "try:\n    await slow()\nfinally:\n    print('cleaning up')\n"
     for program in (source, "import asyncio\n" + source):
-        [result] = _runs(Recording(GUEST), program, bindings={"slow": slow},
-                         limits=quick(timeout=0.3))
+        result = _after_the_pool_is_ready(program, bindings={"slow": slow},
+                                          limits=quick(timeout=0.5, kill_grace=10.0))
         assert result.status is Status.TIMEOUT
         assert result.error is not None, result
         assert result.error.line == program.count("\n", 0, program.index("await slow")) + 1, \
