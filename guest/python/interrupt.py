@@ -93,7 +93,13 @@ def watch_for_end(channel: int) -> None:
     stream has ended; if it has, it does what the host's SIGTERM would
     (R-STDIO-7). A signal, not a thread: a thread would count against the
     run's ``memory_bytes`` and ``processes``."""
-    signal.signal(signal.SIGIO, _on_io)
+    poller = select.poll()
+    poller.register(channel, _ENDED)
+
+    def on_io(signum: int, frame: FrameType | None) -> None:
+        _on_io(poller, frame)
+
+    signal.signal(signal.SIGIO, on_io)
     # SIGIO comes with every frame too: a system call the program waits in
     # goes on after it (sleeps and polls still end, as for any signal).
     signal.siginterrupt(signal.SIGIO, False)
@@ -102,7 +108,7 @@ def watch_for_end(channel: int) -> None:
         fcntl.fcntl(channel, fcntl.F_SETFL, fcntl.fcntl(channel, fcntl.F_GETFL) | os.O_ASYNC)
     except OSError:  # no signal to be had: the engine's kill remains
         return
-    _on_io(signal.SIGIO, None)  # it may have ended already
+    _on_io(poller, None)  # it may have ended already
 
 
 def cancel_read(*, eof: bool = False) -> None:
@@ -167,11 +173,9 @@ def _on_terminate(signum: int, frame: FrameType | None) -> None:
     _interrupt(where, frame)
 
 
-def _on_io(signum: int, frame: FrameType | None) -> None:
+def _on_io(poller: select.poll, frame: FrameType | None) -> None:
     if _state.ended or not _state.armed:
         return
-    poller = select.poll()
-    poller.register(_state.channel, _ENDED)
     try:
         ready = poller.poll(0)
     except OSError:
@@ -206,7 +210,10 @@ def _innermost(frame: FrameType | None) -> str | None:
         name = frame.f_code.co_filename
         if name == FILENAME:
             return "guest" if guest else "program"
-        if name.startswith(_GUEST):
+        # This module's own frames are a handler that a second signal
+        # interrupted (SIGIO comes with every frame): where that handler
+        # came is what counts.
+        if name.startswith(_GUEST) and name != __file__:
             guest = True
         frame = frame.f_back
     return None
