@@ -211,7 +211,8 @@ class GuestProcess:
         serves other runs meanwhile."""
         cgroup, self.cgroup = self.cgroup, None
         self._close()
-        if self._killed is not None and self.remote is not None and self.remote.kill is not None:
+        if self._killed is not None:  # set by _terminate_remote, which had a kill
+            assert self.remote is not None and self.remote.kill is not None
             # After a kill that worked, finding nothing left is the rule.
             quiet, self._killed = self._killed, None
             await _bounded(self.remote.kill, quiet=quiet)

@@ -71,9 +71,11 @@ STRAY = {
 
 
 async def _run_over_stdio(language: str, source: str, argv: Sequence[str] | None = None,
+                          bindings: tuple[Binding, ...] = (), *, end_at_call: bool = False,
                           **resources: int) -> tuple[list[object], str]:
     """Run ``source`` in our guest for ``language`` (or started by ``argv``)
-    over stdio: the guest's messages, and what it wrote to fd 2."""
+    over stdio: the guest's messages, and what it wrote to fd 2.
+    ``end_at_call``: the stream ends at the first CALL, left unanswered."""
     workdir = tempfile.mkdtemp(prefix="tether-transport-")
     try:
         command = guest_command(language, workdir, Limits(), Interpreters())
@@ -87,18 +89,25 @@ async def _run_over_stdio(language: str, source: str, argv: Sequence[str] | None
         events: list[object] = []
         limits = RunLimits(output_bytes=65536, value_bytes=65536, frame_bytes=1 << 20,
                            max_depth=64, max_calls_in_flight=8, **resources)
-        while not any(isinstance(e, Done) for e in events):
-            event = host.next_event()
-            if event is NEED_DATA:
-                data = await asyncio.wait_for(process.stdout.read(65536), 20)
-                assert data, "the guest closed stdout before DONE"
-                host.receive_data(data)
-                continue
-            events.append(event)
-            if isinstance(event, Hello):
-                process.stdin.write(host.send(Run(source, language, (), limits)))
-        process.stdin.close()
-        await asyncio.wait_for(process.wait(), 20)
+        try:
+            while not any(isinstance(e, Done) for e in events):
+                event = host.next_event()
+                if event is NEED_DATA:
+                    data = await asyncio.wait_for(process.stdout.read(65536), 20)
+                    assert data, "the guest closed stdout before DONE"
+                    host.receive_data(data)
+                    continue
+                events.append(event)
+                if isinstance(event, Hello):
+                    process.stdin.write(host.send(Run(source, language, bindings, limits)))
+                elif isinstance(event, Call) and end_at_call:
+                    process.stdin.close()
+            process.stdin.close()
+            await asyncio.wait_for(process.wait(), 20)
+        finally:
+            if process.returncode is None:  # the test failed: nothing of it runs on
+                process.kill()
+                await process.wait()
         return events, (await process.stderr.read()).decode()
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -163,41 +172,8 @@ def test_after_the_end_of_its_stream_the_guest_sends_no_call(program: str) -> No
     if language == "javascript" and shutil.which("node") is None:
         pytest.skip("Node.js is not installed")
 
-    async def go() -> list[object]:
-        workdir = tempfile.mkdtemp(prefix="tether-transport-")
-        try:
-            command = guest_command(language, workdir, Limits(), Interpreters())
-            process = await asyncio.create_subprocess_exec(
-                *command.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                env={**command.env, "TETHER_TRANSPORT": "stdio"}, cwd=workdir)
-            assert process.stdin is not None and process.stdout is not None
-            host = Connection(Role.HOST)
-            events: list[object] = []
-            try:
-                while not any(isinstance(e, Done) for e in events):
-                    event = host.next_event()
-                    if event is NEED_DATA:
-                        data = await asyncio.wait_for(process.stdout.read(65536), 20)
-                        if not data:
-                            break
-                        host.receive_data(data)
-                        continue
-                    events.append(event)
-                    if isinstance(event, Hello):
-                        process.stdin.write(host.send(Run(CALLS_ON[program], language,
-                                                          (Binding("f"),), Limits().wire())))
-                    elif isinstance(event, Call):
-                        process.stdin.close()  # the end of the stream, the call unanswered
-                await asyncio.wait_for(process.wait(), 20)
-            finally:
-                if process.returncode is None:
-                    process.kill()
-                    await process.wait()
-            return events
-        finally:
-            shutil.rmtree(workdir, ignore_errors=True)
-
-    events = asyncio.run(go())
+    events, stderr = asyncio.run(_run_over_stdio(language, CALLS_ON[program],
+                                                 bindings=(Binding("f"),), end_at_call=True))
     assert [type(e).__name__ for e in events if not isinstance(e, Hello)] == ["Call", "Done"]
     done = events[-1]
-    assert isinstance(done, Done) and done.error is not None, done
+    assert isinstance(done, Done) and done.error is not None, (done, stderr)

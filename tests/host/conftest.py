@@ -103,6 +103,15 @@ def cancellation_probe() -> tuple[Any, asyncio.Event]:
     return slow, cancelled
 
 
+async def until_ready(rt: Runtime, count: int) -> None:
+    """Until ``rt``'s pools hold ``count`` guests that have said HELLO."""
+    for _ in range(500):
+        if sum(len(p._ready) for p in rt._pools.values()) >= count:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the pool never filled")
+
+
 def quick(**changes: Any) -> Limits:
     return Limits(**{"timeout": 10.0, "kill_grace": 0.2, **changes})
 

@@ -27,7 +27,7 @@ from tether import (
 )
 from tether.host.launch import GuestProcess
 
-from .conftest import quick
+from .conftest import quick, until_ready
 
 GUEST = [sys.executable, "-m", "tether.guest", "--stdio", "--language", "{language}"]
 
@@ -123,10 +123,7 @@ def _after_the_pool_is_ready(source: str, **options: Any) -> RunResult:
     async def go() -> RunResult:
         async with Runtime(launcher=Recording(GUEST),
                            pool=PoolConfig(size=1, prestart=("python",))) as rt:
-            await rt.run("return 1")
-            async with asyncio.timeout(60):  # the guest that refills the pool
-                while not any(pool._ready for pool in rt._pools.values()):
-                    await asyncio.sleep(0.02)
+            await until_ready(rt, 1)
             return await rt.run(source, **options)
 
     return asyncio.run(go())

@@ -9,7 +9,7 @@ from typing import Any
 
 from tether import Limits, PoolConfig, Runtime, Status
 
-from .conftest import alive
+from .conftest import alive, until_ready
 
 # What a run's work directory holds (its own, empty); the JavaScript program
 # leaves a file behind, which no later run may see.
@@ -22,18 +22,10 @@ LISTING = {
 }
 
 
-async def _until_ready(rt: Runtime, count: int) -> None:
-    for _ in range(500):
-        if sum(len(p._ready) for p in rt._pools.values()) >= count:
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("the pool never filled")
-
-
 def test_runs_take_guests_started_before_them(lang: str) -> None:
     async def go() -> list[tuple[Any, Any]]:
         async with Runtime(pool=PoolConfig(size=2, prestart=(lang,))) as rt:
-            await _until_ready(rt, 2)
+            await until_ready(rt, 2)
             runs = []
             for _ in range(3):
                 (pool,) = rt._pools.values()
@@ -41,7 +33,7 @@ def test_runs_take_guests_started_before_them(lang: str) -> None:
                 result = await rt.run(LISTING[lang], language=lang)
                 assert result.status is Status.OK, result.error
                 runs.append((result.value, first))
-                await _until_ready(rt, 2)
+                await until_ready(rt, 2)
                 assert first not in pool._ready
         return runs
 
@@ -73,7 +65,7 @@ def test_a_warm_guest_takes_the_limits_of_its_run(lang: str) -> None:
 def test_idle_guests_are_let_go() -> None:
     async def go() -> int:
         async with Runtime(pool=PoolConfig(size=2, idle_timeout=1.0, prestart=("python",))) as rt:
-            await _until_ready(rt, 2)
+            await until_ready(rt, 2)
             pids = [g.child.pid for p in rt._pools.values() for g in p._ready]
             # The pool lets them go on the loop: wait on it, not beside it.
             deadline = asyncio.get_running_loop().time() + 10
@@ -82,7 +74,7 @@ def test_idle_guests_are_let_go() -> None:
             assert not any(alive(pid) for pid in pids)
             result = await rt.run("return 7")  # cold again, and the pool refills
             assert result.value == 7
-            await _until_ready(rt, 2)
+            await until_ready(rt, 2)
             return len(pids)
 
     assert asyncio.run(go()) == 2
@@ -98,17 +90,17 @@ def test_the_pool_grows_with_a_burst_and_shrinks_when_idle() -> None:
     async def go() -> tuple[int, int]:
         config = PoolConfig(size=1, max_size=3, idle_timeout=1.0, prestart=("python",))
         async with Runtime(pool=config) as rt:
-            await _until_ready(rt, 1)
+            await until_ready(rt, 1)
             results = await asyncio.gather(*(rt.run("return 1") for _ in range(6)))
             assert all(r.status is Status.OK for r in results)
-            await _until_ready(rt, 3)
+            await until_ready(rt, 3)
             grown = _held(rt)
             [pool] = rt._pools.values()
             deadline = asyncio.get_running_loop().time() + 10
             while pool._ready and asyncio.get_running_loop().time() < deadline:
                 await asyncio.sleep(0.01)  # let go after idle_timeout
             assert (await rt.run("return 2")).value == 2
-            await _until_ready(rt, 1)
+            await until_ready(rt, 1)
             return grown, _held(rt)
 
     assert asyncio.run(go()) == (3, 1)
@@ -132,7 +124,7 @@ def test_runs_far_apart_get_guests_with_their_heap_ready() -> None:
         async with Runtime(pool=PoolConfig(size=1, prestart=("python",))) as rt:
             faults = []
             for _ in range(4):
-                await _until_ready(rt, 1)
+                await until_ready(rt, 1)
                 await asyncio.sleep(0.2)
                 result = await rt.run(program, bindings={"big_str": big_str})
                 assert result.status is Status.OK, result.error
@@ -146,7 +138,7 @@ def test_runs_far_apart_get_guests_with_their_heap_ready() -> None:
 def test_a_warm_guest_that_died_is_skipped() -> None:
     async def go() -> Any:
         async with Runtime(pool=PoolConfig(size=1, prestart=("python",))) as rt:
-            await _until_ready(rt, 1)
+            await until_ready(rt, 1)
             [guest] = [g for p in rt._pools.values() for g in p._ready]
             os.kill(guest.child.pid, 9)
             await asyncio.sleep(0.1)
