@@ -93,13 +93,7 @@ def watch_for_end(channel: int) -> None:
     stream has ended; if it has, it does what the host's SIGTERM would
     (R-STDIO-7). A signal, not a thread: a thread would count against the
     run's ``memory_bytes`` and ``processes``."""
-    poller = select.poll()
-    poller.register(channel, _ENDED)
-
-    def on_io(signum: int, frame: FrameType | None) -> None:
-        _on_io(poller, frame)
-
-    signal.signal(signal.SIGIO, on_io)
+    signal.signal(signal.SIGIO, _on_io)
     # SIGIO comes with every frame too: a system call the program waits in
     # goes on after it (sleeps and polls still end, as for any signal).
     signal.siginterrupt(signal.SIGIO, False)
@@ -108,7 +102,7 @@ def watch_for_end(channel: int) -> None:
         fcntl.fcntl(channel, fcntl.F_SETFL, fcntl.fcntl(channel, fcntl.F_GETFL) | os.O_ASYNC)
     except OSError:  # no signal to be had: the engine's kill remains
         return
-    _on_io(poller, None)  # it may have ended already
+    _on_io(signal.SIGIO, None)  # it may have ended already
 
 
 def cancel_read(*, eof: bool = False) -> None:
@@ -173,9 +167,13 @@ def _on_terminate(signum: int, frame: FrameType | None) -> None:
     _interrupt(where, frame)
 
 
-def _on_io(poller: select.poll, frame: FrameType | None) -> None:
+def _on_io(signum: int, frame: FrameType | None) -> None:
     if _state.ended or not _state.armed:
         return
+    # A poll object of each call's own: one SIGIO may come while the
+    # handler of another polls, and a poll object polls once at a time.
+    poller = select.poll()
+    poller.register(_state.channel, _ENDED)
     try:
         ready = poller.poll(0)
     except OSError:
