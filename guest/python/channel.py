@@ -7,6 +7,7 @@ import contextlib
 import io
 import os
 import socket
+import stat
 import threading
 from collections.abc import Callable
 from typing import Any, Final, NoReturn
@@ -53,7 +54,7 @@ class Channel:
         """The stdio transport (spec §3.1): frames in on fd 0, out on fd 1,
         moved to private descriptors first; the program's fd 0 then reads
         /dev/null and its fd 1 writes where fd 2 does (R-STDIO-1)."""
-        read_fd, write_fd = os.dup(0), os.dup(1)
+        read_fd, write_fd = _own_description(0, os.O_RDONLY), os.dup(1)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)
@@ -118,6 +119,22 @@ class Channel:
         with contextlib.suppress(OSError, ProtocolError):
             self.send(Error(exc.code, exc.message))
         os._exit(1)
+
+
+def _own_description(fd: int, flags: int) -> int:
+    """``fd``'s pipe on an open file description of the guest's own: the
+    carrier that started the guest may hold the one ``fd`` is on, and the
+    flags the guest sets on its channel (O_ASYNC and the signal's owner,
+    R-STDIO-7) must not become the carrier's. Anything but a pipe (a socket,
+    a file read from its offset) is only copied."""
+    if stat.S_ISFIFO(os.fstat(fd).st_mode):
+        with contextlib.suppress(OSError):  # no /proc to reopen it by
+            # Not blocking: opening a pipe waits for a writer, and the host's
+            # may be gone already (its end of stream is read as any other).
+            own = os.open(f"/proc/self/fd/{fd}", flags | os.O_NONBLOCK)
+            os.set_blocking(own, True)
+            return own
+    return os.dup(fd)
 
 
 class OutputBuffer:

@@ -154,6 +154,24 @@ def test_over_stdio_the_python_guest_sets_runs_rlimits_itself() -> None:
     assert isinstance(events[-1], Done) and events[-1].value == [64, 1 << 20, 30], stderr
 
 
+#: The flags of the carrier's stdin (the guest's parent, a shell), as the
+#: program sees them: O_ASYNC is 0o20000.
+CARRIER_FLAGS = ("import os\n"
+                 "info = open(f'/proc/{os.getppid()}/fdinfo/0').read()\n"
+                 "return int(info.split('flags:')[1].split()[0], 8) & 0o20000")
+
+
+def test_the_python_guest_leaves_its_carriers_stdin_as_it_was() -> None:
+    """R-STDIO-7: the guest watches its channel for the end of the stream
+    with O_ASYNC, which is a flag of the open file description. A carrier
+    that holds the same pipe (here a shell that waits for the guest) keeps
+    its own flags: the guest reopens the pipe for itself."""
+    guest = guest_command("python", "/", Limits(), Interpreters()).argv
+    argv = ["sh", "-c", '"$@"; exit $?', "sh", *guest]
+    events, stderr = asyncio.run(_run_over_stdio("python", CARRIER_FLAGS, argv))
+    assert isinstance(events[-1], Done) and events[-1].value == 0, (events[-1], stderr)
+
+
 #: A program that swallows the cancellation of its call and calls again.
 CALLS_ON = {
     "python": "try:\n    await f()\nexcept BaseException:\n    pass\nawait f()\nreturn 1",
