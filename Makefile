@@ -1,6 +1,6 @@
 # The project's commands. Each sets up .venv (and the Node guest's packages)
 # on first use, so every target works on a fresh clone. The demo needs only
-# the package; the others also the dev, docs, ray and kubernetes extras.
+# the package; the others also the dev, docs, ray, kubernetes and fuzz extras.
 PY := .venv/bin/python
 PACKAGE := .venv/.package
 STAMP := .venv/.installed
@@ -35,6 +35,6 @@ $(PACKAGE): pyproject.toml
 	touch $(PACKAGE)
 
 $(STAMP): $(PACKAGE) guest/node/package-lock.json
-	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[dev,docs,ray,kubernetes]"
+	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[dev,docs,ray,kubernetes,fuzz]"
 	npm ci --prefix guest/node --no-audit --no-fund --loglevel=error
 	touch $(STAMP)

@@ -9,7 +9,8 @@ run it.
   ``return`` is a program body: tether runs it with the demo bindings and it
   must return.
 - A shell block's ``tether`` commands must parse, and ``tether run`` ones
-  (fed by ``echo`` or not) and ``python examples/...`` ones must succeed;
+  (fed by ``echo`` or not), ``python examples/...`` ones and the codec's
+  fuzzer (for a few runs) must succeed;
   ``make`` targets, ``pip install`` extras and files must exist.
 - Any other block must be marked as not code (``text``); an unknown language
   fails, so a new kind of block gets a way to run before it is published.
@@ -18,6 +19,7 @@ run it.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import os
 import re
@@ -219,8 +221,20 @@ def _check_pip_install(words: list[str]) -> None:
             __import__(name)  # a package the docs' code uses: the tests have it
 
 
+def _run_fuzzer(block: Block, args: list[str], folder: Path) -> None:
+    """``python -m tether.codec.fuzz``: writing seeds as written; fuzzing for
+    a few runs only, where Atheris is installed."""
+    if args[2:3] != ["--write-seeds"]:
+        if importlib.util.find_spec("atheris") is None:
+            pytest.skip("Atheris is not installed (pip install 'tether[fuzz]')")
+        args = [*args, "-runs=50"]
+    done = subprocess.run([sys.executable, *args], cwd=folder, capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0, f"{block.id}: {args}\n{done.stderr[-2000:]}"
+
+
 @pytest.mark.parametrize("block", SHELL_BLOCKS, ids=lambda b: b.id)
-def test_shell_commands(block: Block) -> None:
+def test_shell_commands(block: Block, tmp_path: Path) -> None:
     for line in _commands(block.body):
         stdin, command = None, line
         if "|" in line:  # echo 'program' | tether run - ...
@@ -241,6 +255,8 @@ def test_shell_commands(block: Block) -> None:
             _check_pip_install(args[1:])
         elif program == "bash":
             assert (ROOT / args[0]).is_file(), f"{block.id}: {command}"
+        elif program == "python" and args[:2] == ["-m", "tether.codec.fuzz"]:
+            _run_fuzzer(block, args, tmp_path)
         elif program == "python" and args[:1] and args[0].startswith("examples/"):
             done = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True,
                                   text=True, timeout=120, check=False)
