@@ -312,7 +312,8 @@ class Reader {
       case 0: return this.argument(info);
       case 1: {
         const n = this.argument(info);
-        return typeof n === 'bigint' ? -1n - n : -1 - n;
+        // -2 ** 53 is past Number's exact integers: a BigInt, as any below it.
+        return typeof n === 'bigint' || n === Number.MAX_SAFE_INTEGER ? -1n - BigInt(n) : -1 - n;
       }
       case 2: {
         const n = this.length(info, 1);
@@ -691,7 +692,9 @@ class Fields {
   }
 
   uint(key, { min = 0, max = MAX_UINT64, optional = false } = {}) {
-    const value = this.get(key, (v) => typeof v === 'number' || typeof v === 'bigint',
+    // A fraction, an infinity or a float past 2 ** 53 is no integer (here an
+    // integral float cannot be told from an integer).
+    const value = this.get(key, (v) => Number.isSafeInteger(v) || typeof v === 'bigint',
       'an integer', optional);
     if (value === undefined) return undefined;
     const big = BigInt(value);

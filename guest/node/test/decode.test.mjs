@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decode, Tag } from 'cbor2';
-import { CODES, ProtocolError, decodePayload, encodePayload } from '../codec.mjs';
+import { CODES, ProtocolError, decodeMessage, decodePayload, encodePayload } from '../codec.mjs';
 import { generator, random } from './generate.mjs';
 
 const STRICT = {
@@ -96,4 +96,19 @@ test('depth is bounded at the containers, with the path of the item', () => {
   const nested = (n) => Uint8Array.from([...Array(n).fill(0x81), 0x01]);
   assert.deepEqual(decodePayload(nested(3), 3), [[[1]]]);
   assert.throws(() => decodePayload(nested(4), 3), /\$\[0\]\[0\]\[0\]: nested too deeply/);
+});
+
+test('-2 ** 53 is a BigInt, as every integer past a Number\'s exact ones', () => {
+  assert.equal(decodePayload(Buffer.from('3b001fffffffffffff', 'hex')), -(2n ** 53n));
+  assert.equal(decodePayload(Buffer.from('3b001ffffffffffffe', 'hex')), -(2 ** 53 - 1));
+  assert.equal(decodePayload(Buffer.from('1b001fffffffffffff', 'hex')), 2 ** 53 - 1);
+});
+
+test('an integer field that holds a fraction or an infinity is INVALID_MESSAGE', () => {
+  // {"id": X, "value": null}: a RESULT whose id is a float
+  for (const id of ['f93e00', 'f97c00', 'fb4340000000000001']) {
+    const payload = Buffer.from(`a2626964${id}6576616c7565f6`, 'hex');
+    assert.throws(() => decodeMessage({ type: 4, payload }),
+      (err) => err instanceof ProtocolError && err.code === CODES.INVALID_MESSAGE, id);
+  }
 });
