@@ -75,7 +75,8 @@ class Connection:
     header); ``max_depth`` bounds the nesting of values received and
     ``max_items`` the data items of a payload (R-CBOR-11; default: what the
     default ``value_bytes`` allows). All three are replaced by the RUN's
-    limits once RUN has crossed (R-LIMIT-2). ``step_bytes``: payloads
+    limits once RUN has crossed (R-LIMIT-2); a DONE's item bound then adds
+    RUN's ``variables_bytes``. ``step_bytes``: payloads
     larger than this are decoded in steps of at most this many bytes, with
     ``between_steps`` called between them (:func:`decode_payload_in_steps`;
     None: at once). ``reserve_payloads``: a large payload can be received
@@ -99,6 +100,7 @@ class Connection:
         self.state = State.AWAIT_HELLO
         self.max_depth = max_depth
         self.max_items = max_items
+        self._done_items = max_items  # DONE's bound: with RUN's variables_bytes
         self.step_bytes = step_bytes
         self.between_steps = between_steps
         self._decoder = FrameDecoder(max_frame_bytes, reserve_payloads=reserve_payloads)
@@ -180,10 +182,11 @@ class Connection:
             frame_type = FrameType(frame.type)
             self.last_payload_size = len(frame.payload)
             depth = self.max_depth + envelope_depth(frame_type)
+            items = self._done_items if frame_type is FrameType.DONE else self.max_items
             if self.step_bytes is None:
-                envelope = decode_payload(frame.payload, depth, self.max_items)
+                envelope = decode_payload(frame.payload, depth, items)
             else:
-                envelope = decode_payload_in_steps(frame.payload, depth, self.max_items,
+                envelope = decode_payload_in_steps(frame.payload, depth, items,
                                                    step_bytes=self.step_bytes,
                                                    between_steps=self.between_steps)
             message = MESSAGE_TYPES[frame_type](envelope)
@@ -232,9 +235,10 @@ class Connection:
         if isinstance(message, Run):
             self._decoder.max_frame_bytes = message.limits.frame_bytes
             self.max_depth = message.limits.max_depth
-            # DONE may carry the variables beside the value (R-VARS-5).
-            self.max_items = value_items(message.limits.value_bytes
-                                         + (message.limits.variables_bytes or 0)) + ENVELOPE_ITEMS
+            self.max_items = value_items(message.limits.value_bytes) + ENVELOPE_ITEMS
+            # DONE alone may carry the variables beside the value (R-CBOR-11, R-VARS-5).
+            self._done_items = value_items(message.limits.value_bytes
+                                           + (message.limits.variables_bytes or 0)) + ENVELOPE_ITEMS
             self._variables = message.variables is not None
         elif isinstance(message, Done):
             cancelled = message.error is not None and message.error.type == "Cancelled"

@@ -37,6 +37,7 @@ from tether.codec import (
     State,
     Stream,
     encode_frame,
+    encode_payload,
 )
 
 LIMITS = RunLimits(output_bytes=1 << 20, value_bytes=1 << 20, frame_bytes=2 << 20,
@@ -125,8 +126,6 @@ def test_every_state_sender_and_type(state: State, sender: Role, frame_type: Fra
 
 
 def _payload(message: Message) -> bytes:
-    from tether.codec import encode_payload
-
     return encode_payload(message.to_wire())
 
 
@@ -275,3 +274,22 @@ def test_done_has_variables_exactly_when_run_had_them(
     with pytest.raises(RemoteProtocolError) as received:
         pair.host.next_event()
     assert received.value.code is ErrorCode.INVALID_MESSAGE
+
+
+def test_only_done_may_hold_the_items_of_the_variables_too() -> None:
+    """R-CBOR-11: with variables in RUN, DONE's bound adds variables_bytes;
+    every other frame keeps value_bytes' (1024 items + 64 here)."""
+    pair = Pair()
+    pair.send(Role.GUEST, SAMPLES[FrameType.HELLO])
+    limits = dataclasses.replace(LIMITS, value_bytes=1024, variables_bytes=1 << 20)
+    pair.send(Role.HOST, Run(source="", language="python", bindings=(Binding("f"),),
+                             limits=limits, variables={}))
+    pair.send(Role.GUEST, Call(id=1, name="f"))
+    many = [0] * 1100
+    assert pair.send(Role.GUEST, Done(value=1, variables={"x": many}, dropped={})) == Done(
+        value=1, variables={"x": many}, dropped={})
+    pair.guest.receive_data(encode_frame(FrameType.RESULT, encode_payload(
+        {"id": 1, "value": many})))
+    with pytest.raises(RemoteProtocolError) as info:
+        pair.guest.next_event()
+    assert info.value.code is ErrorCode.MALFORMED_PAYLOAD
