@@ -147,8 +147,10 @@ class Hello:
     @classmethod
     def from_wire(cls, envelope: object) -> Hello:
         f = _Fields(envelope, "HELLO")
+        protocol = f.uint("protocol")  # a uint (R-ORDER-1: before its version is compared)
+        assert protocol is not None
         hello = cls(
-            protocol=f.req("protocol", int),
+            protocol=protocol,
             implementation=f.req("implementation", str),
             languages=_texts(f.req("languages", list), "HELLO.languages", nonempty=True),
             capabilities=_texts(f.req("capabilities", list), "HELLO.capabilities"),

@@ -178,13 +178,19 @@ def test_a_failed_connection_stays_failed_and_may_only_send_error() -> None:
     assert host.state is State.CLOSED
 
 
-def test_wrong_protocol_version_in_hello() -> None:
+@pytest.mark.parametrize(("protocol", "code"), [
+    (2, ErrorCode.UNSUPPORTED_VERSION),
+    # Not a uint at all (R-ORDER-1: the CDDL rule is checked before the version).
+    (-1, ErrorCode.INVALID_MESSAGE),
+    (2**64, ErrorCode.INVALID_MESSAGE),  # a bignum: CDDL's uint is major type 0
+])
+def test_wrong_protocol_version_in_hello(protocol: int, code: ErrorCode) -> None:
     host = Connection(Role.HOST)
     host.receive_data(encode_frame(FrameType.HELLO, _payload(
-        Hello(implementation="x", languages=("python",), protocol=2))))
+        Hello(implementation="x", languages=("python",), protocol=protocol))))
     with pytest.raises(RemoteProtocolError) as info:
         host.next_event()
-    assert info.value.code is ErrorCode.UNSUPPORTED_VERSION
+    assert info.value.code is code
 
 
 def test_run_limits_replace_the_defaults() -> None:
