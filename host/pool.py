@@ -333,7 +333,9 @@ class GuestPool:
         self._starter = starter
         self._config = config
         self._ready: deque[StartedGuest] = deque()
-        self._tasks: set[asyncio.Task[None]] = set()  # starting and discarding guests
+        self._starts: set[asyncio.Task[None]] = set()
+        # Never cancelled: a discard cut short leaves its guest alive or unreaped.
+        self._discards: set[asyncio.Task[None]] = set()
         self._starting = 0
         self._idle: asyncio.TimerHandle | None = None
         self._last_run = 0.0  # loop time
@@ -349,7 +351,7 @@ class GuestPool:
         while self._ready and guest is None:
             candidate = self._ready.popleft()
             if candidate.child.exited.done():  # died while waiting: discard
-                self._spawn_task(discard(candidate))
+                self._discard(candidate)
             else:
                 guest = candidate
         busy = self._idle is not None  # not the first run since the pool was let go
@@ -391,12 +393,16 @@ class GuestPool:
         missing = self._target - len(self._ready) - self._starting
         for _ in range(max(0, missing)):
             self._starting += 1
-            self._spawn_task(self._start_one())
+            self._spawn(self._starts, self._start_one())
 
-    def _spawn_task(self, coro: Any) -> None:
+    def _discard(self, guest: StartedGuest) -> None:
+        self._spawn(self._discards, discard(guest))
+
+    @staticmethod
+    def _spawn(tasks: set[asyncio.Task[None]], coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
 
     async def _start_one(self) -> None:
         try:
@@ -406,7 +412,7 @@ class GuestPool:
         finally:
             self._starting -= 1
         if self._closed or self._idle is None:  # closed, or let go while it started
-            await discard(guest)
+            self._discard(guest)
             if not self._closed and self._idle is None and not self._starting:
                 self._starter.idle()
         else:
@@ -416,7 +422,7 @@ class GuestPool:
         self._idle = None
         self._target = self._config.size
         while self._ready:
-            self._spawn_task(discard(self._ready.popleft()))
+            self._discard(self._ready.popleft())
         if not self._starting:
             self._starter.idle()
 
@@ -424,12 +430,12 @@ class GuestPool:
         self._closed = True
         if self._idle is not None:
             self._idle.cancel()
-        for task in list(self._tasks):
+        for task in list(self._starts):
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        guests = list(self._ready)
-        self._ready.clear()
-        await asyncio.gather(*(discard(g) for g in guests))
+        await asyncio.gather(*self._starts, return_exceptions=True)
+        while self._ready:
+            self._discard(self._ready.popleft())
+        await asyncio.gather(*self._discards)
         await self._starter.aclose()
 
 

@@ -140,6 +140,13 @@ def _describe(pid: int) -> str:
     return f"{fields.get('State', '').strip()} ppid={fields.get('PPid', '').strip()} {cmdline!r}"
 
 
+def _target(fd: str) -> str:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return "gone"
+
+
 def alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -180,8 +187,9 @@ def nothing_leaks() -> Iterator[None]:
     leaked_pids = [p for p in _processes_with(MARKER) + guests if alive(p)]
     assert not leaked_pids, "processes left behind:\n" + "\n".join(
         f"{p}: {_describe(p)}" for p in leaked_pids)
-    fds_after = set(os.listdir("/proc/self/fd"))
-    assert len(fds_after - fds_before) == 0, f"descriptors leaked: {fds_after - fds_before}"
+    leaked_fds = set(os.listdir("/proc/self/fd")) - fds_before
+    assert not leaked_fds, "descriptors leaked: " + ", ".join(
+        f"{fd} -> {_target(fd)}" for fd in sorted(leaked_fds, key=int))
     assert set(Path(tempfile.gettempdir()).glob("tether-run-*")) <= dirs_before
     # No child, not even a zombie. A Node snapshot's build (host/node_snapshot.py)
     # is a child of ours while it runs, reaped by the thread that waits for it.

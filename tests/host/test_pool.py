@@ -80,6 +80,32 @@ def test_idle_guests_are_let_go() -> None:
     assert asyncio.run(go()) == 2
 
 
+def test_a_runtime_closed_as_its_idle_guests_are_let_go_still_ends_them(lang: str) -> None:
+    """Closing the Runtime while the pool is letting its idle guests go
+    waits for that, and cuts none of it short: every guest is gone and
+    reaped, and its descriptors closed."""
+    async def go() -> list[Any]:
+        rt = Runtime(pool=PoolConfig(size=2, idle_timeout=0.5, prestart=(lang,)))
+        await rt.__aenter__()
+        try:
+            await until_ready(rt, 2)
+            [pool] = rt._pools.values()
+            guests = list(pool._ready)
+            deadline = asyncio.get_running_loop().time() + 10
+            while pool._ready and asyncio.get_running_loop().time() < deadline:
+                await asyncio.sleep(0)  # the idle timer hands them over to be ended
+        finally:
+            await rt.aclose()  # the very next step: they are being ended now
+        return guests
+
+    guests = asyncio.run(go())
+    assert len(guests) == 2
+    for guest in guests:
+        assert not alive(guest.child.pid)
+        assert guest.child.exited.done()  # reaped, not a zombie
+        assert guest.child.channel.fileno() == -1
+
+
 def _held(rt: Runtime) -> int:
     return sum(len(p._ready) + p._starting for p in rt._pools.values())
 
