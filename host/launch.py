@@ -483,7 +483,13 @@ async def _bounded(work: Callable[[], Awaitable[None]], *, quiet: bool = False) 
 async def _readable(fd: int) -> None:
     loop = asyncio.get_running_loop()
     ready: asyncio.Future[None] = loop.create_future()
-    loop.add_reader(fd, ready.set_result, None)
+
+    def on_readable() -> None:
+        # The loop may poll the fd again before this task wakes to remove it.
+        if not ready.done():
+            ready.set_result(None)
+
+    loop.add_reader(fd, on_readable)
     try:
         await ready
     finally:

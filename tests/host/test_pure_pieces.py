@@ -4,8 +4,12 @@ and checkpoint (host behaviour end to end is in the other host tests)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import math
+import os
 import socket
+import time
 from typing import Any
 
 import pytest
@@ -15,6 +19,7 @@ from tether.codec import Call, Done, ErrorCode, Run, decode_payload, encode_payl
 from tether.host.bindings import prepare_bindings
 from tether.host.channel import channel_pair
 from tether.host.checkpoints import Checkpoint, LoggedCall
+from tether.host.launch import _readable
 from tether.host.request import RunRequest
 from tether.host.serving import binding_error, result_for
 from tether.host.variables import returned_variables_problem
@@ -114,3 +119,30 @@ def test_a_request_makes_its_run_and_its_checkpoint() -> None:
         ("return 1", "python", {"n": 1}, "later")
     assert saved.limits_value() == Limits() and saved.calls == calls
     assert saved.bindings[0]["name"] == "get"
+
+
+
+def test_a_wait_for_a_descriptor_that_times_out_as_it_turns_readable_leaves_the_loop_quiet(
+        ) -> None:
+    """The teardown waits at most a while for the sandbox init's pidfd. When
+    the loop was held up past that while, the timeout and the readiness
+    arrive together: neither may reach the loop's exception handler."""
+    async def late(fd: int, write: int) -> list[dict[str, Any]]:
+        reported: list[dict[str, Any]] = []
+        asyncio.get_running_loop().set_exception_handler(lambda _, ctx: reported.append(ctx))
+        waiting = asyncio.ensure_future(asyncio.wait_for(_readable(fd), 0.01))
+        await asyncio.sleep(0)
+        os.write(write, b"x")
+        time.sleep(0.05)  # the loop held up: the timeout is due as the fd turns readable
+        with contextlib.suppress(TimeoutError):
+            await waiting
+        for _ in range(5):
+            await asyncio.sleep(0)
+        return reported
+
+    read, write = os.pipe()
+    try:
+        assert asyncio.run(late(read, write)) == []
+    finally:
+        os.close(read)
+        os.close(write)
