@@ -295,6 +295,14 @@ def build() -> None:
            {"id": 0, "name": "f", "args": [], "kwargs": {}})
     schema("call-id-too-big", ["R-CALL-2"], "CALL id 2^53", "CALL",
            {"id": 2**53, "name": "f", "args": [], "kwargs": {}})
+    schema("result-id-integral-float", ["R-CALL-2"], "RESULT id 1.0: a float, however "
+           "integral, is no uint", "RESULT", {"id": 1.0, "value": None})
+    schema("run-limit-integral-float", ["R-LIMIT-1"], "RUN with max_depth 32.0", "RUN",
+           {"source": "", "language": "python", "bindings": [],
+            "limits": {**LIMITS, "max_depth": 32.0}})
+    schema("hello-protocol-negative", ["R-ORDER-1", "R-HELLO-1"], "HELLO with protocol -1: "
+           "no uint, so the schema fails before the version is compared", "HELLO",
+           {**hello, "protocol": -1})
     schema("call-args-not-array", ["R-CALL-1"], "CALL whose args is a map", "CALL",
            {"id": 1, "name": "f", "args": {}, "kwargs": {}})
     schema("result-both", ["R-RESULT-2"], "RESULT with value and error", "RESULT",

@@ -253,6 +253,21 @@ export function decodePayload(payload, maxDepth = DEFAULT_MAX_DEPTH + ENVELOPE_D
   return value;
 }
 
+// The keys of a decoded map that held a float: a Number cannot tell 1.0 from 1,
+// and a message's integer fields must be integers (Fields.uint).
+const FLOAT_KEYS = new WeakMap();
+
+function floatKeys(map) {
+  let keys = FLOAT_KEYS.get(map);
+  if (keys === undefined) FLOAT_KEYS.set(map, (keys = new Set()));
+  return keys;
+}
+
+/** Whether an item's initial byte starts a float (f16, f32, f64). */
+function isFloatHead(initial) {
+  return initial >= 0xf9 && initial <= 0xfb;
+}
+
 class Reader {
   constructor(bytes) {
     this.bytes = bytes;
@@ -361,7 +376,10 @@ class Reader {
       const key = this.text(initial & 0x1f);
       if (out.has(key)) this.fail(`key "${key}" repeated`);
       this.trail.push(key);
+      this.need(1);
+      const float = isFloatHead(this.bytes[this.pos]);
       out.set(key, this.item(depthLeft - 1));
+      if (float) floatKeys(out).add(key);
       this.trail.pop();
     }
     return out;
@@ -692,9 +710,8 @@ class Fields {
   }
 
   uint(key, { min = 0, max = MAX_UINT64, optional = false } = {}) {
-    // A fraction, an infinity or a float past 2 ** 53 is no integer (here an
-    // integral float cannot be told from an integer).
-    const value = this.get(key, (v) => Number.isSafeInteger(v) || typeof v === 'bigint',
+    const float = FLOAT_KEYS.get(this.map)?.has(key);
+    const value = this.get(key, (v) => !float && (Number.isSafeInteger(v) || typeof v === 'bigint'),
       'an integer', optional);
     if (value === undefined) return undefined;
     const big = BigInt(value);

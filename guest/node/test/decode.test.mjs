@@ -112,3 +112,12 @@ test('an integer field that holds a fraction or an infinity is INVALID_MESSAGE',
       (err) => err instanceof ProtocolError && err.code === CODES.INVALID_MESSAGE, id);
   }
 });
+
+test('an integer field that holds an integral float is INVALID_MESSAGE', () => {
+  // {"id": 1.0, "value": null}, then {"id": 1, "value": 1.0}: only the field is checked
+  const payload = Buffer.from('a2626964f93c006576616c7565f6', 'hex');
+  assert.throws(() => decodeMessage({ type: 4, payload }),
+    (err) => err instanceof ProtocolError && err.code === CODES.INVALID_MESSAGE);
+  const fine = Buffer.from('a26269640165' + '76616c7565f93c00', 'hex');
+  assert.deepEqual(decodeMessage({ type: 4, payload: fine }).body, { id: 1, value: 1 });
+});
