@@ -35,7 +35,7 @@ from . import cgroups, confinement, owners, threads
 from .endings import at_memory_limit
 from .guests import NODE_MIN_DATA, GuestCommand
 from .limits import Limits
-from .process import Child, in_thread, open_stat, proc_stat, remove_tree, spawn
+from .process import Child, in_thread, open_stat, proc_stat, remove_tree, spawn, wake
 from .reader import STEP_BYTES, between_steps
 from .sandbox import Sandbox, bwrap_argv
 
@@ -483,13 +483,9 @@ async def _bounded(work: Callable[[], Awaitable[None]], *, quiet: bool = False) 
 async def _readable(fd: int) -> None:
     loop = asyncio.get_running_loop()
     ready: asyncio.Future[None] = loop.create_future()
-
-    def on_readable() -> None:
-        # The loop may poll the fd again before this task wakes to remove it.
-        if not ready.done():
-            ready.set_result(None)
-
-    loop.add_reader(fd, on_readable)
+    # wake, not set_result: a wait cut short by its timeout leaves the
+    # future done while the readiness may already be queued.
+    loop.add_reader(fd, wake, ready)
     try:
         await ready
     finally:

@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from tether.codec import CONNECTION_CLOSED, NEED_DATA, Connection, Hello, ProtocolError, Role
 
@@ -334,8 +334,8 @@ class GuestPool:
         self._config = config
         self._ready: deque[StartedGuest] = deque()
         self._starts: set[asyncio.Task[None]] = set()
-        # Never cancelled: a discard cut short leaves its guest alive or unreaped.
-        self._discards: set[asyncio.Task[None]] = set()
+        # Not cancelled by close: one cut short leaves its guest unreaped.
+        self._endings: set[asyncio.Task[None]] = set()
         self._starting = 0
         self._idle: asyncio.TimerHandle | None = None
         self._last_run = 0.0  # loop time
@@ -351,7 +351,7 @@ class GuestPool:
         while self._ready and guest is None:
             candidate = self._ready.popleft()
             if candidate.child.exited.done():  # died while waiting: discard
-                self._discard(candidate)
+                self._end_guest(candidate)
             else:
                 guest = candidate
         busy = self._idle is not None  # not the first run since the pool was let go
@@ -393,28 +393,38 @@ class GuestPool:
         missing = self._target - len(self._ready) - self._starting
         for _ in range(max(0, missing)):
             self._starting += 1
-            self._spawn(self._starts, self._start_one())
+            task = asyncio.get_running_loop().create_task(self._start_one())
+            self._starts.add(task)
+            task.add_done_callback(self._starts.discard)
 
-    def _discard(self, guest: StartedGuest) -> None:
-        self._spawn(self._discards, discard(guest))
+    def _end_guest(self, guest: StartedGuest) -> None:
+        task = asyncio.get_running_loop().create_task(discard(guest))
+        self._endings.add(task)
+        task.add_done_callback(self._guest_ended)
 
-    @staticmethod
-    def _spawn(tasks: set[asyncio.Task[None]], coro: Any) -> None:
-        task = asyncio.get_running_loop().create_task(coro)
-        tasks.add(task)
-        task.add_done_callback(tasks.discard)
+    def _guest_ended(self, task: asyncio.Task[None]) -> None:
+        self._endings.discard(task)
+        self._idle_starter()
+
+    def _idle_starter(self) -> None:
+        """Once let go, and no guest of the pool is starting or still being
+        ended, release what the starter keeps (a template waits for the last
+        guest it forked)."""
+        if not self._closed and self._idle is None and not self._starting and not self._endings:
+            self._starter.idle()
 
     async def _start_one(self) -> None:
+        guest: StartedGuest | None = None
         try:
             guest = await self._starter.start(paced=self._paced)
         except GuestStartError:
-            return  # the next run starts cold and shows the real error
+            pass  # the next run starts cold and shows the real error
         finally:
             self._starting -= 1
-        if self._closed or self._idle is None:  # closed, or let go while it started
-            self._discard(guest)
-            if not self._closed and self._idle is None and not self._starting:
-                self._starter.idle()
+        if guest is None:
+            self._idle_starter()
+        elif self._closed or self._idle is None:  # closed, or let go while it started
+            self._end_guest(guest)
         else:
             self._ready.append(guest)
 
@@ -422,9 +432,8 @@ class GuestPool:
         self._idle = None
         self._target = self._config.size
         while self._ready:
-            self._discard(self._ready.popleft())
-        if not self._starting:
-            self._starter.idle()
+            self._end_guest(self._ready.popleft())
+        self._idle_starter()
 
     async def aclose(self) -> None:
         self._closed = True
@@ -432,15 +441,28 @@ class GuestPool:
             self._idle.cancel()
         for task in list(self._starts):
             task.cancel()
-        await asyncio.gather(*self._starts, return_exceptions=True)
+        await all_done(self._starts)
         while self._ready:
-            self._discard(self._ready.popleft())
-        await asyncio.gather(*self._discards)
+            self._end_guest(self._ready.popleft())
+        await all_done(self._endings)
         await self._starter.aclose()
 
 
 async def discard(guest: StartedGuest) -> None:
     """Kill a guest that will not run (and release what it holds)."""
-    with contextlib.suppress(Exception):
-        await guest.process.terminate(0.1, kill_now=True)
-    await guest.process.release(guest.workdir)
+    try:
+        with contextlib.suppress(Exception):
+            await guest.process.terminate(0.1, kill_now=True)
+    finally:
+        await guest.process.release(guest.workdir)
+
+
+async def all_done(tasks: set[asyncio.Task[None]]) -> None:
+    """Until every task in ``tasks`` has ended, those added meanwhile too.
+    Cancelling the caller cancels none of them, and what they raise was
+    logged: a close waits for cleanups, it does not cut them short."""
+    while tasks:
+        done, _ = await asyncio.wait(set(tasks))
+        for task in done:
+            if not task.cancelled() and task.exception() is not None:
+                logger.warning("tether: a guest's start or cleanup failed: %r", task.exception())

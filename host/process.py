@@ -283,7 +283,7 @@ class _StdioRelay:
     async def _ready(self, fd: int, *, write: bool) -> None:
         ready: asyncio.Future[None] = self._loop.create_future()
         add = self._loop.add_writer if write else self._loop.add_reader
-        add(fd, _wake, ready)
+        add(fd, wake, ready)
         self._watched.add((fd, write))
         try:
             await ready
@@ -420,7 +420,8 @@ def _on_exit(child: Child) -> None:
         child.exited.set_result(0 if status is None else exit_status(status))
 
 
-def _wake(ready: asyncio.Future[None]) -> None:
+def wake(ready: asyncio.Future[None]) -> None:
+    """A readiness callback: resolve ``ready`` unless it is done already."""
     if not ready.done():
         ready.set_result(None)
 

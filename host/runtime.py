@@ -37,6 +37,7 @@ from .pool import (
     PoolConfig,
     SpawnStarter,
     Starter,
+    all_done,
     discard,
 )
 from .remote import Launcher
@@ -448,7 +449,7 @@ class Runtime:
         await asyncio.gather(*self._cold_starts, return_exceptions=True)  # cancelled above
         await asyncio.gather(*self._sessions.values(),
                              *(pool.aclose() for pool in self._pools.values()))
-        await asyncio.gather(*self._teardowns)
+        await all_done(self._teardowns)  # those deferred meanwhile too
         if self._launcher is not None:
             await self._launcher.aclose()
         await self._checker.aclose()

@@ -235,15 +235,18 @@ class Zygote:
                 if not future.done():
                     future.set_exception(ZygoteError("the template was stopped"))
             self._forks.clear()
+        workdir, self._workdir = self._workdir, None
+        if launched is None:
+            if workdir is not None:
+                remove_tree(workdir)
+            return
+        try:
             await launched.terminate(0.1, kill_now=True)
             for future in self._exits.values():
                 if not future.done():
                     future.set_result(LOST)
-        workdir, self._workdir = self._workdir, None
-        if launched is not None:
+        finally:  # cancelled or not: what the template held is released
             await launched.release(workdir)
-        elif workdir is not None:
-            remove_tree(workdir)
 
 
 def _pid_of(pidfd: int) -> int:

@@ -376,8 +376,8 @@ class Reader {
       const key = this.text(initial & 0x1f);
       if (out.has(key)) this.fail(`key "${key}" repeated`);
       this.trail.push(key);
-      this.need(1);
-      const float = isFloatHead(this.bytes[this.pos]);
+      // Only the envelope's maps and those one level in (limits, error) hold fields.
+      const float = this.trail.length <= 2 && isFloatHead(this.bytes[this.pos]);
       out.set(key, this.item(depthLeft - 1));
       if (float) floatKeys(out).add(key);
       this.trail.pop();

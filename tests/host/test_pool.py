@@ -80,6 +80,22 @@ def test_idle_guests_are_let_go() -> None:
     assert asyncio.run(go()) == 2
 
 
+def test_an_idle_pool_stops_its_template_once_its_guests_are_gone() -> None:
+    """The CPython template is let go with the pool's guests, after the last
+    of them has exited (under namespaces they live in its PID namespace)."""
+    async def go() -> tuple[bool, bool]:
+        async with Runtime(pool=PoolConfig(size=2, idle_timeout=0.5, prestart=("python",))) as rt:
+            await until_ready(rt, 2)
+            [zygote] = rt._zygotes.values()
+            started = zygote._launched is not None
+            deadline = asyncio.get_running_loop().time() + 10
+            while zygote._launched is not None and asyncio.get_running_loop().time() < deadline:
+                await asyncio.sleep(0.01)
+            return started, zygote._launched is None
+
+    assert asyncio.run(go()) == (True, True)
+
+
 def test_a_runtime_closed_as_its_idle_guests_are_let_go_still_ends_them(lang: str) -> None:
     """Closing the Runtime while the pool is letting its idle guests go
     waits for that, and cuts none of it short: every guest is gone and
@@ -102,7 +118,7 @@ def test_a_runtime_closed_as_its_idle_guests_are_let_go_still_ends_them(lang: st
     assert len(guests) == 2
     for guest in guests:
         assert not alive(guest.child.pid)
-        assert guest.child.exited.done()  # reaped, not a zombie
+        assert guest.child.returncode is not None  # reaped, not a zombie
         assert guest.child.channel.fileno() == -1
 
 

@@ -121,7 +121,6 @@ def test_a_request_makes_its_run_and_its_checkpoint() -> None:
     assert saved.bindings[0]["name"] == "get"
 
 
-
 def test_a_wait_for_a_descriptor_that_times_out_as_it_turns_readable_leaves_the_loop_quiet(
         ) -> None:
     """The teardown waits at most a while for the sandbox init's pidfd. When
