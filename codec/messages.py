@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Final, TypeAlias, TypeVar
+from typing import Any, ClassVar, Final, Literal, TypeAlias, TypeVar, overload
 
 from .errors import ErrorCode, RemoteProtocolError
 from .frames import MAX_PAYLOAD_LENGTH, MIN_MAX_FRAME_BYTES, FrameType
@@ -90,6 +90,13 @@ class _Fields:
         assert value is not None
         return value
 
+    @overload
+    def uint(self, key: str, *, optional: Literal[False] = False, minimum: int = 0,
+             maximum: int = 2**64 - 1) -> int: ...
+    @overload
+    def uint(self, key: str, *, optional: bool, minimum: int = 0,
+             maximum: int = 2**64 - 1) -> int | None: ...
+
     def uint(
         self, key: str, *, optional: bool = False, minimum: int = 0, maximum: int = 2**64 - 1
     ) -> int | None:
@@ -147,10 +154,8 @@ class Hello:
     @classmethod
     def from_wire(cls, envelope: object) -> Hello:
         f = _Fields(envelope, "HELLO")
-        protocol = f.uint("protocol")  # a uint (R-ORDER-1: before its version is compared)
-        assert protocol is not None
         hello = cls(
-            protocol=protocol,
+            protocol=f.uint("protocol"),  # a uint before its version is compared (R-ORDER-1)
             implementation=f.req("implementation", str),
             languages=_texts(f.req("languages", list), "HELLO.languages", nonempty=True),
             capabilities=_texts(f.req("capabilities", list), "HELLO.capabilities"),
@@ -333,7 +338,6 @@ class Call:
     def from_wire(cls, envelope: object) -> Call:
         f = _Fields(envelope, "CALL")
         call_id = f.uint("id", minimum=1, maximum=MAX_CALL_ID)
-        assert call_id is not None
         call = cls(
             id=call_id, name=f.req("name", str), args=f.req("args", list),
             kwargs=f.req("kwargs", dict),
@@ -384,7 +388,6 @@ class Result:
     def from_wire(cls, envelope: object) -> Result:
         f = _Fields(envelope, "RESULT")
         call_id = f.uint("id", minimum=1, maximum=MAX_CALL_ID)
-        assert call_id is not None
         if f.has("error") == f.has("value"):
             raise _invalid("RESULT needs exactly one of 'value' and 'error'")
         if f.has("error"):

@@ -15,10 +15,10 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from tether.codec import CONNECTION_CLOSED, NEED_DATA, Connection, Hello, ProtocolError, Role
 
@@ -393,18 +393,11 @@ class GuestPool:
         missing = self._target - len(self._ready) - self._starting
         for _ in range(max(0, missing)):
             self._starting += 1
-            task = asyncio.get_running_loop().create_task(self._start_one())
-            self._starts.add(task)
-            task.add_done_callback(self._starts.discard)
+            _spawn(self._starts, self._start_one())
 
     def _end_guest(self, guest: StartedGuest) -> None:
-        task = asyncio.get_running_loop().create_task(discard(guest))
-        self._endings.add(task)
-        task.add_done_callback(self._guest_ended)
-
-    def _guest_ended(self, task: asyncio.Task[None]) -> None:
-        self._endings.discard(task)
-        self._idle_starter()
+        # After the set's own callback: the ended guest is out of it by then.
+        _spawn(self._endings, discard(guest)).add_done_callback(lambda _: self._idle_starter())
 
     def _idle_starter(self) -> None:
         """Once let go, and no guest of the pool is starting or still being
@@ -446,6 +439,14 @@ class GuestPool:
             self._end_guest(self._ready.popleft())
         await all_done(self._endings)
         await self._starter.aclose()
+
+
+def _spawn(tasks: set[asyncio.Task[None]], work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+    """``work`` as a task kept in ``tasks`` until it ends."""
+    task = asyncio.get_running_loop().create_task(work)
+    tasks.add(task)
+    task.add_done_callback(tasks.discard)
+    return task
 
 
 async def discard(guest: StartedGuest) -> None:
