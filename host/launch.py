@@ -211,6 +211,8 @@ class GuestProcess:
         serves other runs meanwhile."""
         cgroup, self.cgroup = self.cgroup, None
         self._close()
+        if self.remote is not None:  # a stream's own end (its pumps, its socket)
+            await _bounded(self.child.closed)
         if self._killed is not None:  # set by _terminate_remote, which had a kill
             assert self.remote is not None and self.remote.kill is not None
             # After a kill that worked, finding nothing left is the rule.

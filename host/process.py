@@ -115,6 +115,10 @@ class Child:
         assert self.returncode is not None
         return self.returncode
 
+    async def closed(self) -> None:
+        """After :meth:`close`: until what it started has finished (a local
+        process leaves nothing running)."""
+
     def drain_pipes(self) -> None:
         """Read what the raw pipes hold right now, without waiting for EOF."""
         if not self._pipes:

@@ -207,6 +207,10 @@ def remote_connection(guest: GuestProcess, limits: Limits | None = None) -> Skip
     return SkipsPreamble(guest.child.raw_stdout, **options)
 
 
+async def _nothing() -> None:
+    pass
+
+
 @dataclass
 class StreamChild(Child):
     """A guest behind a byte stream that is no local process (an exec over
@@ -215,6 +219,7 @@ class StreamChild(Child):
     (``abort``), since no local process group exists."""
 
     abort: Callable[[], None] = field(default=lambda: None, repr=False)
+    ended: Callable[[], Awaitable[None]] = field(default=_nothing, repr=False)
 
     def signal_group(self, signum: int) -> None:
         self.abort()
@@ -232,6 +237,9 @@ class StreamChild(Child):
     def close(self) -> None:
         self.abort()
         super().close()
+
+    async def closed(self) -> None:
+        await self.ended()
 
 
 #: Bytes moved from the host's socket to a stream at a time.
@@ -301,7 +309,11 @@ def over_stream(stream: Stream, *, raw_output_bytes: int) -> StreamChild:
         if not closing:
             closing.append(loop.create_task(end()))
 
+    async def ended() -> None:
+        abort()
+        await asyncio.shield(closing[0])  # a cancelled wait leaves the stream's close running
+
     child = StreamChild(pid=0, channel=host_end, raw_stdout=CappedBuffer(raw_output_bytes),
-                        raw_stderr=raw_stderr, exited=exited, abort=abort)
+                        raw_stderr=raw_stderr, exited=exited, abort=abort, ended=ended)
     tasks += [loop.create_task(inbound()), loop.create_task(outbound())]
     return child

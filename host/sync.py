@@ -37,7 +37,9 @@ class SyncRuntime:
             result = rt.run("return 1 + 1")
 
     Bindings may be sync or async functions; async ones run on the
-    SyncRuntime's loop, not the caller's.
+    SyncRuntime's loop, not the caller's. A call interrupted by Ctrl-C
+    (KeyboardInterrupt in the caller's thread) ends its run, guest and all,
+    before the interrupt goes on; an interrupted :meth:`close` finishes first.
     """
 
     def __init__(
@@ -76,12 +78,35 @@ class SyncRuntime:
             self._stop_loop()
             raise
 
-    def _call(self, coro: Coroutine[Any, Any, _T]) -> _T:
+    def _call(self, coro: Coroutine[Any, Any, _T], *, interruptible: bool = True) -> _T:
+        """``coro``'s result, run on the loop. If the caller is interrupted
+        meanwhile (KeyboardInterrupt in its thread), the work is cancelled
+        (unless not ``interruptible``) and waited for before the interrupt
+        goes on: a run's guest is gone by then, and a close has finished."""
         if threading.current_thread() is self._thread:
             coro.close()
             raise RuntimeError("a SyncRuntime cannot be used from its own loop "
                                "(from an async binding): await Runtime.run there")
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+        ended = threading.Event()
+        tasks: list[asyncio.Task[_T]] = []
+
+        def start() -> None:
+            task = self._loop.create_task(coro)
+            task.add_done_callback(lambda _: ended.set())
+            tasks.append(task)
+
+        def cancel() -> None:  # after start(): the loop runs its callbacks in order
+            tasks[0].cancel()
+
+        self._loop.call_soon_threadsafe(start)
+        try:
+            ended.wait()
+        except BaseException:
+            if interruptible:
+                self._loop.call_soon_threadsafe(cancel)
+            ended.wait()
+            raise
+        return tasks[0].result()
 
     def run(
         self,
@@ -135,7 +160,7 @@ class SyncRuntime:
                 return
             self._closed = True
         try:
-            self._call(self.runtime.aclose())
+            self._call(self.runtime.aclose(), interruptible=False)
         finally:
             self._stop_loop()
 

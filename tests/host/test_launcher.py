@@ -25,7 +25,8 @@ from tether import (
     Status,
     SyncRuntime,
 )
-from tether.host.launch import GuestProcess
+from tether.host.launch import GuestProcess, Remote
+from tether.host.remote import Stream, over_stream
 
 from .conftest import quick, until_ready
 
@@ -293,6 +294,57 @@ def test_closing_the_runtime_ends_a_run_on_a_remote_guest() -> None:
 
     assert asyncio.run(go()).status is Status.CANCELLED
     assert all(_gone(pid) for pid, _ in launcher.started)
+
+
+class OverAStream(Launcher):
+    """Each guest a local subprocess behind :func:`over_stream`, whose
+    stream takes a while to close (as a WebSocket's closing handshake does)."""
+
+    def __init__(self) -> None:
+        self.closes_finished = 0
+        self.processes: list[asyncio.subprocess.Process] = []
+
+    async def start(self, language: str, limits: Limits, *, warm: bool) -> GuestProcess:
+        process = await asyncio.create_subprocess_exec(
+            *[a.format(language=language) for a in GUEST], stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+            env={**os.environ, "TETHER_TRANSPORT": "stdio"})
+        assert process.stdin is not None and process.stdout is not None
+        stdin, stdout = process.stdin, process.stdout
+        self.processes.append(process)
+
+        async def send(data: bytes) -> None:
+            stdin.write(data)
+            await stdin.drain()
+
+        async def close_send() -> None:
+            stdin.close()
+
+        async def close() -> None:
+            await asyncio.sleep(0.3)
+            if process.returncode is None:
+                process.kill()
+            await process.wait()
+            self.closes_finished += 1
+
+        child = over_stream(Stream(receive=lambda: stdout.read(65536), send=send,
+                                   close_send=close_send, close=close,
+                                   exit_code=lambda: process.returncode,
+                                   stderr=lambda: b""), raw_output_bytes=limits.raw_output_bytes)
+        return GuestProcess(child, 0, remote=Remote("stream"))
+
+
+def test_a_closed_runtime_has_waited_for_its_streams_to_close() -> None:
+    launcher = OverAStream()
+
+    async def go() -> RunResult:
+        async with Runtime(launcher=launcher, pool=None) as rt:
+            result = await rt.run("print('over a stream')", limits=quick())
+        assert launcher.processes and launcher.closes_finished == len(launcher.processes)
+        return result
+
+    result = asyncio.run(go())
+    assert (result.status, result.output) == (Status.OK, "over a stream\n")
 
 
 def test_javascript_over_a_commands_stdio() -> None:

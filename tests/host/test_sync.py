@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
 from tether import Limits, PoolConfig, SyncRuntime
+
+from .conftest import MARKER, _processes_with, alive
 
 
 def test_a_run_with_a_sync_and_an_async_binding() -> None:
@@ -107,3 +112,73 @@ def test_a_sync_runtime_streams_and_resumes() -> None:
         assert first.status == "suspended" and first.checkpoint is not None
         assert rt.resume(first.checkpoint, 7, bindings=[later]).value == 7
     assert events
+
+
+class Interrupted(BaseException):
+    """What SIGINT raises in these tests (KeyboardInterrupt, without
+    stopping pytest if it escaped)."""
+
+
+@pytest.fixture
+def interrupt() -> Iterator[Callable[[float], None]]:
+    """``interrupt(after)``: SIGINT to this process ``after`` seconds after
+    a process marked with MARKER runs."""
+    def raise_interrupted(signum: int, frame: object) -> None:
+        raise Interrupted
+
+    threads: list[threading.Thread] = []
+
+    def arm(after: float) -> None:
+        def interrupt() -> None:
+            deadline = time.monotonic() + 20
+            while not any(alive(p) for p in _processes_with(MARKER)):
+                if time.monotonic() > deadline:
+                    return
+                time.sleep(0.01)
+            time.sleep(after)
+            os.kill(os.getpid(), signal.SIGINT)
+
+        threads.append(threading.Thread(target=interrupt))
+        threads[-1].start()
+
+    previous = signal.signal(signal.SIGINT, raise_interrupted)
+    try:
+        yield arm
+    finally:
+        for thread in threads:
+            thread.join()
+        signal.signal(signal.SIGINT, previous)
+
+
+#: A run that leaves a process marked with MARKER; both ignore SIGTERM, so
+#: ending them takes the run's whole kill_grace.
+_MARKED_SLEEP = f"""
+import signal, subprocess, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", "{MARKER}"])
+time.sleep(30)
+"""
+
+
+def test_an_interrupted_run_is_ended_before_the_interrupt_goes_on(
+        interrupt: Callable[[float], None]) -> None:
+    with SyncRuntime(pool=None) as rt:
+        interrupt(0)
+        with pytest.raises(Interrupted):
+            rt.run(_MARKED_SLEEP, limits=Limits(timeout=25, kill_grace=0.2))
+        assert not any(alive(p) for p in _processes_with(MARKER)), "the run goes on"
+        assert rt.run("return 1").value == 1
+
+
+def test_an_interrupted_close_still_ends_everything(interrupt: Callable[[float], None]) -> None:
+    rt = SyncRuntime(pool=None)
+    thread = threading.Thread(target=lambda: rt.run(
+        _MARKED_SLEEP, limits=Limits(timeout=25, kill_grace=2)))
+    thread.start()
+    while not any(alive(p) for p in _processes_with(MARKER)):
+        time.sleep(0.01)
+    interrupt(0.5)  # while the close waits out the run's kill_grace
+    with pytest.raises(Interrupted):
+        rt.close()
+    assert not any(alive(p) for p in _processes_with(MARKER)), "the close was cut short"
+    thread.join(timeout=30)
