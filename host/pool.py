@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections import deque
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
@@ -46,6 +47,11 @@ FORK_ATTEMPTS = 3
 #: Runs at least this far apart leave a waiting guest time to make its heap
 #: ready (guest/python/heap.py); closer ones would wait for guests doing it.
 PACED_SECONDS = 0.05
+#: Guests a pool started on this machine starts at once, at most: started
+#: together they share its CPUs and each is ready only about when all are;
+#: a few at a time, the first is ready soonest, so a run that finds the pool
+#: empty waits less (figures: bench/README.md).
+LOCAL_STARTS_AT_ONCE = max(2, len(os.sched_getaffinity(0)))
 
 logger = logging.getLogger("tether")
 
@@ -86,6 +92,10 @@ class Starter(Protocol):
     @property
     def starts_on_demand(self) -> bool: ...
 
+    @property
+    def starts_at_once(self) -> int | None:
+        """How many guests the pool starts at once, at most (None: any)."""
+
     async def start(self, *, ahead: bool = True, paced: bool = False) -> StartedGuest:
         """A ready guest. ``ahead``: it will wait in the pool; else a run is
         waiting for it, and it is made ready the quickest way. ``paced``:
@@ -104,6 +114,7 @@ class SpawnStarter:
     """Each guest a new interpreter (Node; Python without a fork server)."""
 
     starts_on_demand = False  # a run that finds no guest ready starts its own
+    starts_at_once = LOCAL_STARTS_AT_ONCE
 
     def __init__(self, command_for: Callable[[str, bool], GuestCommand], language: str,
                  limits: Limits, profile: Sandbox) -> None:
@@ -182,6 +193,8 @@ class ForkStarter:
     Where forking keeps failing (say, user namespaces are disallowed inside
     the sandbox), guests are started as new interpreters instead."""
 
+    starts_at_once = LOCAL_STARTS_AT_ONCE
+
     def __init__(self, zygote: Zygote, limits: Limits, profile: Sandbox,
                  fallback: SpawnStarter) -> None:
         self._zygote = zygote
@@ -239,6 +252,7 @@ class LauncherStarter:
     wait there for their run."""
 
     starts_on_demand = False  # a container or a pod takes long: a run without one starts its own
+    starts_at_once = None  # elsewhere, and mostly waiting: no CPU of this machine to share
 
     def __init__(self, launcher: Launcher, language: str, limits: Limits) -> None:
         self._launcher = launcher
@@ -336,7 +350,9 @@ class GuestPool:
         self._starts: set[asyncio.Task[None]] = set()
         # Not cancelled by close: one cut short leaves its guest unreaped.
         self._endings: set[asyncio.Task[None]] = set()
-        self._starting = 0
+        self._starting = 0  # starts in flight, those waiting for a slot among them
+        slots = starter.starts_at_once
+        self._slots = None if slots is None else asyncio.Semaphore(slots)
         self._idle: asyncio.TimerHandle | None = None
         self._last_run = 0.0  # loop time
         self._closed = False
@@ -409,7 +425,11 @@ class GuestPool:
     async def _start_one(self) -> None:
         guest: StartedGuest | None = None
         try:
-            guest = await self._starter.start(paced=self._paced)
+            if self._slots is None:
+                guest = await self._starter.start(paced=self._paced)
+            else:
+                async with self._slots:
+                    guest = await self._starter.start(paced=self._paced)
         except GuestStartError:
             pass  # the next run starts cold and shows the real error
         finally:

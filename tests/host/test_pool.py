@@ -7,7 +7,11 @@ import os
 import time
 from typing import Any
 
+import pytest
+
 from tether import Limits, PoolConfig, Runtime, Status
+from tether.host.launch import StartedGuest
+from tether.host.pool import ForkStarter
 
 from .conftest import alive, until_ready
 
@@ -146,6 +150,42 @@ def test_the_pool_grows_with_a_burst_and_shrinks_when_idle() -> None:
             return grown, _held(rt)
 
     assert asyncio.run(go()) == (3, 1)
+
+
+def test_a_growing_pool_starts_its_guests_a_few_at_a_time(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a burst the pool refills up to max_size, starting no more than
+    its starter's ``starts_at_once`` together: guests started together share
+    the CPUs, and the first would be ready only about when the last is."""
+    monkeypatch.setattr(ForkStarter, "starts_at_once", 2)
+
+    async def go() -> tuple[int, int]:
+        config = PoolConfig(size=1, max_size=6, prestart=("python",))
+        async with Runtime(pool=config) as rt:
+            await until_ready(rt, 1)
+            [pool] = rt._pools.values()
+            starter = pool._starter
+            start = starter.start
+            at_once = most = 0
+
+            async def counted(*, ahead: bool = True, paced: bool = False) -> StartedGuest:
+                nonlocal at_once, most
+                if not ahead:  # a run waits for it: not one of the pool's own
+                    return await start(ahead=ahead, paced=paced)
+                at_once += 1
+                most = max(most, at_once)
+                try:
+                    return await start(ahead=ahead, paced=paced)
+                finally:
+                    at_once -= 1
+
+            monkeypatch.setattr(starter, "start", counted)
+            results = await asyncio.gather(*(rt.run("return 1") for _ in range(8)))
+            assert all(r.status is Status.OK for r in results)
+            await until_ready(rt, 6)
+            return most, _held(rt)
+
+    assert asyncio.run(go()) == (2, 6)
 
 
 def test_runs_far_apart_get_guests_with_their_heap_ready() -> None:
