@@ -351,8 +351,9 @@ class GuestPool:
         # Not cancelled by close: one cut short leaves its guest unreaped.
         self._endings: set[asyncio.Task[None]] = set()
         self._starting = 0  # starts in flight, those waiting for a slot among them
-        slots = starter.starts_at_once
-        self._slots = None if slots is None else asyncio.Semaphore(slots)
+        at_once = starter.starts_at_once
+        self._slots: contextlib.AbstractAsyncContextManager[Any] = (
+            contextlib.nullcontext() if at_once is None else asyncio.Semaphore(at_once))
         self._idle: asyncio.TimerHandle | None = None
         self._last_run = 0.0  # loop time
         self._closed = False
@@ -425,11 +426,8 @@ class GuestPool:
     async def _start_one(self) -> None:
         guest: StartedGuest | None = None
         try:
-            if self._slots is None:
+            async with self._slots:
                 guest = await self._starter.start(paced=self._paced)
-            else:
-                async with self._slots:
-                    guest = await self._starter.start(paced=self._paced)
         except GuestStartError:
             pass  # the next run starts cold and shows the real error
         finally:
