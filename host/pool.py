@@ -16,7 +16,7 @@ import contextlib
 import logging
 import os
 from collections import deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -38,6 +38,7 @@ from .process import Child, in_thread, remove_tree
 from .reader import STEP_BYTES, between_steps
 from .remote import Launcher, remote_connection
 from .sandbox import Sandbox
+from .tasks import Tasks
 from .zygote import Zygote, ZygoteError
 
 #: How long a warm guest may take to say HELLO before it is given up.
@@ -347,9 +348,9 @@ class GuestPool:
         self._starter = starter
         self._config = config
         self._ready: deque[StartedGuest] = deque()
-        self._starts: set[asyncio.Task[None]] = set()
+        self._starts: Tasks[None] = Tasks("a guest's start")
         # Not cancelled by close: one cut short leaves its guest unreaped.
-        self._endings: set[asyncio.Task[None]] = set()
+        self._endings: Tasks[None] = Tasks("a guest's cleanup")
         self._starting = 0  # starts in flight, those waiting for a slot among them
         at_once = starter.starts_at_once
         self._slots: contextlib.AbstractAsyncContextManager[Any] = (
@@ -410,11 +411,11 @@ class GuestPool:
         missing = self._target - len(self._ready) - self._starting
         for _ in range(max(0, missing)):
             self._starting += 1
-            _spawn(self._starts, self._start_one())
+            self._starts.spawn(self._start_one())
 
     def _end_guest(self, guest: StartedGuest) -> None:
         # After the set's own callback: the ended guest is out of it by then.
-        _spawn(self._endings, discard(guest)).add_done_callback(lambda _: self._idle_starter())
+        self._endings.spawn(discard(guest)).add_done_callback(lambda _: self._idle_starter())
 
     def _idle_starter(self) -> None:
         """Once let go, and no guest of the pool is starting or still being
@@ -450,21 +451,12 @@ class GuestPool:
         self._closed = True
         if self._idle is not None:
             self._idle.cancel()
-        for task in list(self._starts):
-            task.cancel()
-        await all_done(self._starts)
+        self._starts.cancel()
+        await self._starts.all_done()
         while self._ready:
             self._end_guest(self._ready.popleft())
-        await all_done(self._endings)
+        await self._endings.all_done()
         await self._starter.aclose()
-
-
-def _spawn(tasks: set[asyncio.Task[None]], work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
-    """``work`` as a task kept in ``tasks`` until it ends."""
-    task = asyncio.get_running_loop().create_task(work)
-    tasks.add(task)
-    task.add_done_callback(tasks.discard)
-    return task
 
 
 async def discard(guest: StartedGuest) -> None:
@@ -474,14 +466,3 @@ async def discard(guest: StartedGuest) -> None:
             await guest.process.terminate(0.1, kill_now=True)
     finally:
         await guest.process.release(guest.workdir)
-
-
-async def all_done(tasks: set[asyncio.Task[None]]) -> None:
-    """Until every task in ``tasks`` has ended, those added meanwhile too.
-    Cancelling the caller cancels none of them, and what they raise was
-    logged: a close waits for cleanups, it does not cut them short."""
-    while tasks:
-        done, _ = await asyncio.wait(set(tasks))
-        for task in done:
-            if not task.cancelled() and task.exception() is not None:
-                logger.warning("tether: a guest's start or cleanup failed: %r", task.exception())

@@ -37,7 +37,6 @@ from .pool import (
     PoolConfig,
     SpawnStarter,
     Starter,
-    all_done,
     discard,
 )
 from .remote import Launcher
@@ -46,6 +45,7 @@ from .result import RunError, RunResult, Status
 from .sandbox import Sandbox, resolve
 from .seccomp import SeccompUnavailable, SyscallFilter
 from .session import Session
+from .tasks import Tasks
 from .threads import WorkerThreads
 from .variables import RunSession, prepare_variables
 from .zygote import Zygote
@@ -140,8 +140,9 @@ class Runtime:
         self._pools: dict[tuple[str, int | None, int | None, Sandbox], GuestPool] = {}
         self._zygotes: dict[Sandbox, Zygote] = {}
         self._sessions: dict[Session, asyncio.Future[None]] = {}
-        self._teardowns: set[asyncio.Task[None]] = set()
-        self._cold_starts: set[asyncio.Task[StartedGuest]] = set()
+        self._teardowns: Tasks[None] = Tasks("a run's cleanup")
+        # A cold start's outcome is its run's to read.
+        self._cold_starts: Tasks[StartedGuest] = Tasks()
         self._closed = False
         self.check_before_run = check
         self.approve = approve
@@ -298,26 +299,18 @@ class Runtime:
         if ready is None and not self._closed:
             # A task of its own, so that closing the Runtime stops it (a cold
             # guest from a Node snapshot is started until its HELLO).
-            start = asyncio.get_running_loop().create_task(pool.start_cold(limits))
-            self._cold_starts.add(start)
+            start = self._cold_starts.spawn(pool.start_cold(limits))
             try:
                 ready = await start
             except GuestStartError as exc:  # out of processes or descriptors; the engine refused
                 return RunResult(status=Status.CRASHED, error=RunError(
                     "GuestCrashed", f"the guest could not be started: {exc}"))
             except asyncio.CancelledError:
+                start.add_done_callback(self._discard_started)
                 task = asyncio.current_task()
-                # The caller's cancellation, not the Runtime's closing, goes on;
-                # a guest that was ready as it came is let go either way.
-                caller = not self._closed or (task is not None and task.cancelling() > 0)
-                if start.done() and not start.cancelled() and start.exception() is None:
-                    ready = start.result()
-                    if caller:
-                        self._defer(discard(ready))
-                if caller:
+                # The caller's cancellation, not the Runtime's closing, goes on.
+                if not self._closed or (task is not None and task.cancelling() > 0):
                     raise
-            finally:
-                self._cold_starts.discard(start)
         if self._closed:  # closed while this run's guest was starting
             if ready is not None:
                 self._defer(discard(ready))  # one that aclose() waits for
@@ -432,10 +425,14 @@ class Runtime:
                            summary_only=summary_only, modules=modules)
 
     def _defer(self, teardown: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
-        task = asyncio.get_running_loop().create_task(teardown)
-        self._teardowns.add(task)
-        task.add_done_callback(self._teardowns.discard)
-        return task
+        """``teardown`` as a task that :meth:`aclose` waits for."""
+        return self._teardowns.spawn(teardown)
+
+    def _discard_started(self, start: asyncio.Task[StartedGuest]) -> None:
+        """A cold start whose run stopped waiting for it: the guest it
+        started all the same, as it came or after, will not run."""
+        if not start.cancelled() and start.exception() is None:
+            self._defer(discard(start.result()))
 
     async def aclose(self) -> None:
         """Stop the warm guests, end every run still going (status
@@ -444,12 +441,11 @@ class Runtime:
         self._closed = True
         for session in self._sessions:
             session.cancel()
-        for start in self._cold_starts:
-            start.cancel()
-        await asyncio.gather(*self._cold_starts, return_exceptions=True)  # cancelled above
+        self._cold_starts.cancel()
+        await self._cold_starts.all_done()
         await asyncio.gather(*self._sessions.values(),
                              *(pool.aclose() for pool in self._pools.values()))
-        await all_done(self._teardowns)  # those deferred meanwhile too
+        await self._teardowns.all_done()  # those deferred meanwhile too
         if self._launcher is not None:
             await self._launcher.aclose()
         await self._checker.aclose()

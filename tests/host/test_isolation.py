@@ -132,7 +132,7 @@ async def _writer_and_looker(rt: Runtime, lang: str, marker: str,
     else:
         first = await rt.run(write, language=lang, bindings=[wrote], limits=limits)
         if rt.sandbox == "process":  # its work directory goes with its teardown, after run()
-            await asyncio.gather(*rt._teardowns)
+            await rt._teardowns.all_done()
         second = await look()
     return first, second
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -244,6 +246,37 @@ def test_without_a_pool_every_guest_starts_cold() -> None:
     assert started_at >= before - 0.02  # clock ticks are 10 ms
     assert all(not p._ready for p in pools.values())
     assert not templates  # and nothing is forked
+
+
+def _children() -> set[int]:
+    """This process's children that have not exited."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and alive(int(entry)):
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(stat[1]) == os.getpid():
+                found.add(int(entry))
+    return found
+
+
+def test_runs_cancelled_while_their_guests_start_cold_leave_no_process(lang: str) -> None:
+    """Cancelled before, during and after its guest's start: the guest, as it
+    comes or later, is ended, and the close waits for it."""
+    async def go() -> set[int]:
+        before = _children()
+        async with Runtime(pool=None) as rt:
+            for delay in (0.0, 0.002, 0.01, 0.03, 0.06, 0.1, 0.2):
+                run = asyncio.ensure_future(rt.run("return 1", language=lang))
+                await asyncio.sleep(delay)
+                run.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await run
+        return _children() - before
+
+    assert asyncio.run(go()) == set()
 
 
 def test_a_cold_python_guest_loads_asyncio_only_for_programs_that_import_it() -> None:
