@@ -35,7 +35,7 @@ from . import cgroups, confinement, owners, threads
 from .endings import at_memory_limit
 from .guests import NODE_MIN_DATA, GuestCommand
 from .limits import Limits
-from .process import Child, in_thread, open_stat, proc_stat, remove_tree, spawn, wake
+from .process import Child, in_thread, open_stat, proc_stat, readable, remove_tree, spawn
 from .reader import STEP_BYTES, between_steps
 from .sandbox import Sandbox, bwrap_argv
 
@@ -171,7 +171,7 @@ class GuestProcess:
             # The namespace's init exits only once every process in it has:
             # when its pidfd turns readable, nothing of the run is left.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(_readable(self.init_pidfd), 5.0)
+                await asyncio.wait_for(readable(self.init_pidfd), 5.0)
         return await self.child.terminate(grace, kill_now=kill_now)
 
     async def _terminate_remote(self, grace: float) -> int:
@@ -480,18 +480,6 @@ async def _bounded(work: Callable[[], Awaitable[None]], *, quiet: bool = False) 
                    "tether: a launcher's cleanup failed: %s", str(exc) or repr(exc))
         return False
     return True
-
-
-async def _readable(fd: int) -> None:
-    loop = asyncio.get_running_loop()
-    ready: asyncio.Future[None] = loop.create_future()
-    # wake, not set_result: a wait cut short by its timeout leaves the
-    # future done while the readiness may already be queued.
-    loop.add_reader(fd, wake, ready)
-    try:
-        await ready
-    finally:
-        loop.remove_reader(fd)
 
 
 def _read_info(fd: int) -> dict[str, object]:

@@ -430,6 +430,19 @@ def wake(ready: asyncio.Future[None]) -> None:
         ready.set_result(None)
 
 
+async def readable(fd: int) -> None:
+    """Until ``fd`` is readable."""
+    loop = asyncio.get_running_loop()
+    ready: asyncio.Future[None] = loop.create_future()
+    # wake, not set_result: a wait cut short by its timeout leaves the
+    # future done while the readiness may already be queued.
+    loop.add_reader(fd, wake, ready)
+    try:
+        await ready
+    finally:
+        loop.remove_reader(fd)
+
+
 async def in_thread(work: Callable[..., None], *args: Any) -> None:
     """``work(*args)`` in one of tether's own worker threads (never the
     application's or the bindings'), so that the event loop serves other

@@ -207,22 +207,18 @@ def remote_connection(guest: GuestProcess, limits: Limits | None = None) -> Skip
     return SkipsPreamble(guest.child.raw_stdout, **options)
 
 
-async def _nothing() -> None:
-    pass
-
-
 @dataclass
 class StreamChild(Child):
     """A guest behind a byte stream that is no local process (an exec over
     a WebSocket): ``exited`` resolves when the stream's far end reports the
-    guest's exit (or the stream breaks); a signal ends the stream
-    (``abort``), since no local process group exists."""
+    guest's exit (or the stream breaks). No local process group exists, so
+    a signal ends the stream: ``end`` starts that (once; later calls return
+    the same task) and returns the task that closes it."""
 
-    abort: Callable[[], None] = field(default=lambda: None, repr=False)
-    ended: Callable[[], Awaitable[None]] = field(default=_nothing, repr=False)
+    end: Callable[[], asyncio.Task[None]] = field(kw_only=True, repr=False)
 
     def signal_group(self, signum: int) -> None:
-        self.abort()
+        self.end()
 
     async def _until_group_dead(self, grace: float) -> None:
         pass
@@ -235,11 +231,11 @@ class StreamChild(Child):
         return self.returncode
 
     def close(self) -> None:
-        self.abort()
+        self.end()
         super().close()
 
     async def closed(self) -> None:
-        await self.ended()
+        await asyncio.shield(self.end())  # a cancelled wait leaves the stream's close running
 
 
 #: Bytes moved from the host's socket to a stream at a time.
@@ -295,7 +291,7 @@ def over_stream(stream: Stream, *, raw_output_bytes: int) -> StreamChild:
                 await stream.send(data)
             await stream.close_send()
 
-    async def end() -> None:
+    async def close() -> None:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -303,17 +299,14 @@ def over_stream(stream: Stream, *, raw_output_bytes: int) -> StreamChild:
             await stream.close()
         pump_end.close()
 
-    def abort() -> None:
+    def end() -> asyncio.Task[None]:
         if not exited.done():
             exited.set_result(-9)
         if not closing:
-            closing.append(loop.create_task(end()))
-
-    async def ended() -> None:
-        abort()
-        await asyncio.shield(closing[0])  # a cancelled wait leaves the stream's close running
+            closing.append(loop.create_task(close()))
+        return closing[0]
 
     child = StreamChild(pid=0, channel=host_end, raw_stdout=CappedBuffer(raw_output_bytes),
-                        raw_stderr=raw_stderr, exited=exited, abort=abort, ended=ended)
+                        raw_stderr=raw_stderr, exited=exited, end=end)
     tasks += [loop.create_task(inbound()), loop.create_task(outbound())]
     return child

@@ -155,11 +155,16 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+def marked_process_alive() -> bool:
+    """Whether a process started with MARKER in its argv lives (pids printed
+    inside a PID namespace mean nothing outside, argv does)."""
+    return any(alive(p) for p in _processes_with(MARKER))
+
+
 def no_marked_processes(within: float = 5.0) -> bool:
-    """True once no process started with MARKER in its argv is left (pids
-    printed inside a PID namespace mean nothing outside, argv does)."""
+    """True once no process started with MARKER in its argv is left."""
     deadline = time.monotonic() + within
-    while any(alive(p) for p in _processes_with(MARKER)):
+    while marked_process_alive():
         if time.monotonic() > deadline:
             return False
         time.sleep(0.005)

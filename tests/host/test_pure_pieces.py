@@ -19,7 +19,7 @@ from tether.codec import Call, Done, ErrorCode, Run, decode_payload, encode_payl
 from tether.host.bindings import prepare_bindings
 from tether.host.channel import channel_pair
 from tether.host.checkpoints import Checkpoint, LoggedCall
-from tether.host.launch import _readable
+from tether.host.process import readable
 from tether.host.request import RunRequest
 from tether.host.serving import binding_error, result_for
 from tether.host.variables import returned_variables_problem
@@ -129,7 +129,7 @@ def test_a_wait_for_a_descriptor_that_times_out_as_it_turns_readable_leaves_the_
     async def late(fd: int, write: int) -> list[dict[str, Any]]:
         reported: list[dict[str, Any]] = []
         asyncio.get_running_loop().set_exception_handler(lambda _, ctx: reported.append(ctx))
-        waiting = asyncio.ensure_future(asyncio.wait_for(_readable(fd), 0.01))
+        waiting = asyncio.ensure_future(asyncio.wait_for(readable(fd), 0.01))
         await asyncio.sleep(0)
         os.write(write, b"x")
         time.sleep(0.05)  # the loop held up: the timeout is due as the fd turns readable

@@ -13,7 +13,7 @@ import pytest
 
 from tether import Limits, PoolConfig, SyncRuntime
 
-from .conftest import MARKER, _processes_with, alive
+from .conftest import MARKER, marked_process_alive
 
 
 def test_a_run_with_a_sync_and_an_async_binding() -> None:
@@ -131,7 +131,7 @@ def interrupt() -> Iterator[Callable[[float], None]]:
     def arm(after: float) -> None:
         def interrupt() -> None:
             deadline = time.monotonic() + 20
-            while not any(alive(p) for p in _processes_with(MARKER)):
+            while not marked_process_alive():
                 if time.monotonic() > deadline:
                     return
                 time.sleep(0.01)
@@ -166,7 +166,7 @@ def test_an_interrupted_run_is_ended_before_the_interrupt_goes_on(
         interrupt(0)
         with pytest.raises(Interrupted):
             rt.run(_MARKED_SLEEP, limits=Limits(timeout=25, kill_grace=0.2))
-        assert not any(alive(p) for p in _processes_with(MARKER)), "the run goes on"
+        assert not marked_process_alive(), "the run goes on"
         assert rt.run("return 1").value == 1
 
 
@@ -175,10 +175,10 @@ def test_an_interrupted_close_still_ends_everything(interrupt: Callable[[float],
     thread = threading.Thread(target=lambda: rt.run(
         _MARKED_SLEEP, limits=Limits(timeout=25, kill_grace=2)))
     thread.start()
-    while not any(alive(p) for p in _processes_with(MARKER)):
+    while not marked_process_alive():
         time.sleep(0.01)
     interrupt(0.5)  # while the close waits out the run's kill_grace
     with pytest.raises(Interrupted):
         rt.close()
-    assert not any(alive(p) for p in _processes_with(MARKER)), "the close was cut short"
+    assert not marked_process_alive(), "the close was cut short"
     thread.join(timeout=30)
