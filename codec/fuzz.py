@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -157,18 +158,37 @@ class Setting:
 
     def connect(self, step_bytes: int | None = None) -> Connection:
         """The receiving side's connection, in the scenario's state."""
-        receiver = self.scenario.receiver
-        conn = Connection(receiver, step_bytes=step_bytes,
+        conn = Connection(self.scenario.receiver, step_bytes=step_bytes,
                           reserve_payloads=self.reserve_payloads)
-        peer = Connection(Role.GUEST if receiver is Role.HOST else Role.HOST)
-        for sender, message in self.scenario.prefix(self.limits, self.variables):
-            source, target = (conn, peer) if sender is receiver else (peer, conn)
-            target.receive_data(source.send(message))
-            if target.next_event() != message:
+        for message, sent in _prefix(self.scenario, self.limits, self.variables):
+            if sent is None:
+                conn.send(message)
+                continue
+            conn.receive_data(sent)
+            if conn.next_event() != message:
                 raise BrokenPromise(f"the scenario's own {message!r} did not arrive as sent")
         if conn.state is not self.scenario.state:
             raise BrokenPromise(f"the scenario reached {conn.state}, not {self.scenario.state}")
         return conn
+
+
+@functools.cache
+def _prefix(scenario: Scenario, limits: RunLimits, variables: bool
+            ) -> tuple[tuple[Message, bytes | None], ...]:
+    """The scenario's frames before the stream, each with what a real peer
+    sent for it (None: the receiver sends it): made once per setting, not
+    once per input."""
+    receiver = scenario.receiver
+    mirror = Connection(receiver)
+    peer = Connection(Role.GUEST if receiver is Role.HOST else Role.HOST)
+    sent: list[tuple[Message, bytes | None]] = []
+    for sender, message in scenario.prefix(limits, variables):
+        source, target = (mirror, peer) if sender is receiver else (peer, mirror)
+        data = source.send(message)
+        target.receive_data(data)
+        target.next_event()
+        sent.append((message, None if sender is receiver else data))
+    return tuple(sent)
 
 
 #: What receiving a stream gave: each message's encoding, then the error
@@ -248,8 +268,8 @@ def check_stream(setting: Setting, stream: bytes) -> None:
 def _check_payloads(setting: Setting, stream: bytes, messages: list[Message]) -> None:
     """Each core frame that became a message: its payload is the preferred
     serialization of what it decodes to (R-CBOR-2)."""
-    prefix = setting.scenario.prefix(setting.limits, setting.variables)
-    ran = any(isinstance(message, Run) for _, message in prefix)
+    prefix = _prefix(setting.scenario, setting.limits, setting.variables)
+    ran = any(isinstance(message, Run) for message, _ in prefix)
     decoder = FrameDecoder(setting.limits.frame_bytes if ran else DEFAULT_MAX_FRAME_BYTES)
     decoder.feed(stream)
     for message in messages:
