@@ -295,6 +295,8 @@ def build() -> None:
            {"id": 0, "name": "f", "args": [], "kwargs": {}})
     schema("call-id-too-big", ["R-CALL-2"], "CALL id 2^53", "CALL",
            {"id": 2**53, "name": "f", "args": [], "kwargs": {}})
+    schema("done-line-too-big", ["R-DONE-2"], "a DONE error at line 2^53", "DONE",
+           {"error": {"type": "ValueError", "message": "", "traceback": "", "line": 2**53}})
     schema("result-id-integral-float", ["R-CALL-2"], "RESULT id 1.0: a float, however "
            "integral, is no uint", "RESULT", {"id": 1.0, "value": None})
     schema("run-limit-integral-float", ["R-LIMIT-1"], "RUN with max_depth 32.0", "RUN",

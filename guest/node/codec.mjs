@@ -837,7 +837,7 @@ const PARSERS = {
     if (f.has('value')) return { value: f.any('value'), ...state };
     const g = new Fields(f.any('error'), 'DONE.error');
     const error = { type: g.text('type'), message: g.text('message'),
-      traceback: g.text('traceback'), line: g.uint('line', { optional: true }),
+      traceback: g.text('traceback'), line: g.uint('line', { optional: true, max: MAX_CALL_ID }),
       code: g.uint('code', { optional: true }) };
     g.done();
     return { error, ...state };
