@@ -281,7 +281,7 @@ def paused_codec_hello(count: int) -> None:
         message = receive(sock, guest)
         assert isinstance(message, Run)
         printed: list[str] = []
-        namespace = program_globals({"print": lambda *a: printed.append(" ".join(a) + "\n")})
+        namespace = program_globals({}, {"print": lambda *a: printed.append(" ".join(a) + "\n")})
         value = None
         try:
             exec(compile_program(message.source), namespace)

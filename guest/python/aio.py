@@ -45,6 +45,9 @@ class AsyncGuest:
         self._next_id = 0
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._slots: asyncio.Semaphore | None = None
+        # Calls the program stopped waiting for, still in flight on the host:
+        # each keeps its slot until its RESULT comes (R-CALL-3).
+        self._abandoned: set[int] = set()
         self._main: asyncio.Task[Any] | None = None
 
     # -- binding calls -----------------------------------------------------
@@ -59,19 +62,31 @@ class AsyncGuest:
     async def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if interrupt.ended():
             raise asyncio.CancelledError  # no CALL after the end of the stream (R-TRANS-4)
+        assert self._main is not None and self._slots is not None
+        if asyncio.get_running_loop() is not self._main.get_loop():
+            # Only the program's loop reads fd 3: awaited anywhere else, the
+            # call would wait for a RESULT no one hands over.
+            raise RuntimeError(f"{name}() was awaited outside the program's event loop "
+                               f"(in another thread's); bindings run on the program's loop")
         wire_args, wire_kwargs = wire_arguments(name, args, kwargs, self.limits)
-        assert self._slots is not None
-        async with self._slots:  # R-CALL-3: queue beyond max_calls_in_flight
-            self._next_id += 1
-            call_id = self._next_id
-            future = asyncio.get_running_loop().create_future()
-            self._pending[call_id] = future
-            try:
-                self.output.flush()
-                self.channel.send(Call(id=call_id, name=name, args=wire_args, kwargs=wire_kwargs))
-                result: Result = await future
-            finally:
-                self._pending.pop(call_id, None)
+        await self._slots.acquire()  # R-CALL-3: queue beyond max_calls_in_flight
+        self._next_id += 1
+        call_id = self._next_id
+        future = asyncio.get_running_loop().create_future()
+        self._pending[call_id] = future
+        in_flight = False
+        try:
+            self.output.flush()
+            self.channel.send(Call(id=call_id, name=name, args=wire_args, kwargs=wire_kwargs))
+            in_flight = True
+            result: Result = await future
+            in_flight = False
+        finally:
+            self._pending.pop(call_id, None)
+            if in_flight:  # the program stopped waiting: its RESULT frees the slot
+                self._abandoned.add(call_id)
+            else:
+                self._slots.release()
         if result.error is not None:
             error = result.error
             raise BindingError(name, error.type, error.message, int(error.code))
@@ -90,6 +105,10 @@ class AsyncGuest:
         try:
             while (event := conn.next_event()) is not NEED_DATA:
                 if isinstance(event, Result):
+                    if event.id in self._abandoned:
+                        self._abandoned.discard(event.id)
+                        assert self._slots is not None
+                        self._slots.release()
                     future = self._pending.get(event.id)
                     if future is not None and not future.done():
                         future.set_result(event)

@@ -3,6 +3,7 @@ pipes), and the program's printed text buffered into OUTPUT frames."""
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import io
 import os
@@ -193,6 +194,23 @@ class ProgramStream(io.TextIOBase):
         self._output = output
         self._stream = stream
         self._returning = returning  # called as each write returns to the program
+        self._bytes: ProgramBytes | None = None
+
+    @property
+    def buffer(self) -> ProgramBytes:
+        """The stream as bytes (made when a program first asks for it)."""
+        if self._bytes is None:
+            self._bytes = ProgramBytes(self)
+        return self._bytes
+
+    def reconfigure(self, **changes: Any) -> None:
+        """Accepted and ignored: the output is UTF-8 text, written through
+        as the guest sends it, whatever a program asks for."""
+
+    def finish(self) -> None:
+        """The program has ended: bytes left of a character become U+FFFD."""
+        if self._bytes is not None:
+            self._bytes.finish()
 
     @property
     def encoding(self) -> str:  # type: ignore[override]
@@ -217,3 +235,31 @@ class ProgramStream(io.TextIOBase):
 
     def flush(self) -> None:
         self._output.flush()
+
+
+class ProgramBytes(io.BufferedIOBase):
+    """What the program sees as ``sys.stdout.buffer``: the bytes are decoded
+    as UTF-8 into the text stream, each bad sequence one U+FFFD (R-OUTPUT-4);
+    a character split between two writes is completed by the second."""
+
+    def __init__(self, text: ProgramStream) -> None:
+        super().__init__()
+        self._text = text
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        if self.closed:
+            raise ValueError("write to closed file")
+        view = memoryview(data)
+        text = self._decoder.decode(view.tobytes())
+        if text:
+            self._text.write(text)
+        return view.nbytes
+
+    def finish(self) -> None:
+        text = self._decoder.decode(b"", final=True)
+        if text:
+            self._text.write(text)

@@ -113,6 +113,11 @@ def cancel_read(*, eof: bool = False) -> None:
     _state.at_handover = False
 
 
+def cancelled() -> bool:
+    """Whether the guest has read the host's CANCEL (or EOF)."""
+    return _state.cancelled
+
+
 def ended() -> bool:
     """Whether the host's stream has ended: a binding call then raises the
     cancellation at once, without a frame (R-TRANS-4)."""

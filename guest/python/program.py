@@ -39,6 +39,9 @@ def _rewrite_returns(body: list[ast.stmt]) -> None:
         if isinstance(node, ast.Return):
             body[index] = _raise_return(node)
         elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if isinstance(node, ast.Try) and node.handlers:
+                # A bare except (or BaseException) would catch the return.
+                node.handlers.insert(0, _pass_return(node))
             for block in _blocks(node):
                 _rewrite_returns(block)
 
@@ -61,6 +64,13 @@ def _raise_return(node: ast.Return) -> ast.Raise:
     return raised
 
 
+def _pass_return(node: ast.Try) -> ast.ExceptHandler:
+    """``except R: raise``, for the head of a try's handlers."""
+    name = ast.copy_location(ast.Name(id=_RETURN, ctx=ast.Load()), node)
+    reraise = ast.copy_location(ast.Raise(exc=None, cause=None), node)
+    return ast.copy_location(ast.ExceptHandler(type=name, name=None, body=[reraise]), node)
+
+
 def compile_program(source: str, last_expression: bool = False) -> CodeType:
     """Compile ``source``; raises SyntaxError with positions in ``source``.
     ``last_expression``: a last top-level expression statement is returned
@@ -78,12 +88,14 @@ def compile_program(source: str, last_expression: bool = False) -> CodeType:
     return code
 
 
-def program_globals(bindings: dict[str, Any], variables: dict[str, Any] | None = None
-                    ) -> dict[str, Any]:
-    """The program's globals: RUN's variables (R-VARS-2), then the bindings."""
+def program_globals(own: dict[str, Any], bindings: dict[str, Any],
+                    variables: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The program's globals: the guest's ``own`` names (``help``...), over
+    them RUN's variables (R-VARS-2), over both the bindings (R-RUN-6)."""
     import builtins
 
     namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+    namespace.update(own)
     namespace.update(variables or {})
     namespace.update(bindings)
     namespace[_RETURN] = ProgramReturn
@@ -99,8 +111,34 @@ def top_level_names(namespace: dict[str, Any], excluded: set[str]) -> list[tuple
             and not isinstance(value, ModuleType | type) and not inspect.isroutine(value)]
 
 
+def shown(exc: BaseException) -> str:
+    """``str(exc)``, or a stand-in when the exception's own code fails."""
+    try:
+        return str(exc)
+    except Exception:
+        return f"<{type(exc).__name__} object: str() failed>"
+
+
+def _forget_returns(exc: BaseException) -> None:
+    """An error raised in a ``finally`` after a top-level return did not
+    happen while handling an exception, as in a function: the return's
+    ProgramReturn is dropped from every context in the chain."""
+    seen: set[int] = set()
+    stack: list[BaseException | None] = [exc]
+    while stack:
+        current = stack.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current.__context__, ProgramReturn):
+            current.__context__ = None
+        stack += [current.__cause__, current.__context__,
+                  *getattr(current, "exceptions", ())]
+
+
 def describe(exc: BaseException) -> ProgramError:
     """A DONE error: the traceback keeps only the program's own frames."""
+    _forget_returns(exc)
     report = traceback.TracebackException.from_exception(exc)
     seen: set[int] = set()
     stack: list[traceback.TracebackException | None] = [report]
@@ -112,7 +150,7 @@ def describe(exc: BaseException) -> ProgramError:
         te.stack = traceback.StackSummary.from_list(
             [frame for frame in te.stack if frame.filename == FILENAME]
         )
-        stack += [te.__cause__, te.__context__]
+        stack += [te.__cause__, te.__context__, *(te.exceptions or ())]  # groups' too
     line = None
     if isinstance(exc, SyntaxError) and exc.filename == FILENAME:
         line = exc.lineno
@@ -121,7 +159,7 @@ def describe(exc: BaseException) -> ProgramError:
     text = "".join(report.format())
     return ProgramError(
         type=type(exc).__name__,
-        message=str(exc) if not isinstance(exc, SyntaxError) else (exc.msg or ""),
+        message=shown(exc) if not isinstance(exc, SyntaxError) else (exc.msg or ""),
         traceback=text,
         line=line,
     )

@@ -56,6 +56,7 @@ from .program import (
     compile_program,
     describe,
     program_globals,
+    shown,
     top_level_names,
 )
 
@@ -97,8 +98,9 @@ def _cut(text: str, limit: int) -> str:
 def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
     """Run the program and send its DONE (R-DONE-1)."""
     output = OutputBuffer(channel, run.limits)
-    sys.stdout = ProgramStream(output, Stream.STDOUT, interrupt.check)
-    sys.stderr = ProgramStream(output, Stream.STDERR, interrupt.check)
+    streams = (ProgramStream(output, Stream.STDOUT, interrupt.check),
+               ProgramStream(output, Stream.STDERR, interrupt.check))
+    sys.stdout, sys.stderr = streams
     namespace: dict[str, Any] = {}
     try:
         code = compile_program(run.source, run.last_expression)
@@ -111,20 +113,22 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
             guest = AsyncGuest(channel, run.limits, output, loop)
         else:
             guest = SyncGuest(channel, run.limits, output)
-        names: dict[str, Any] = {"BindingError": BindingError}
-        names.setdefault("help", program_help)
         # A binding hides a guest name or a built-in of the same name (R-RUN-6).
-        names.update({b.name: describe_binding(guest.make_binding(b.name), b)
-                      for b in run.bindings})
-        namespace = program_globals(names, run.variables)
+        bindings = {b.name: describe_binding(guest.make_binding(b.name), b)
+                    for b in run.bindings}
+        namespace = program_globals({"BindingError": BindingError, "help": program_help},
+                                    bindings, run.variables)
         interrupt.handover()  # the stream ended while the run was being prepared
         try:
             value = guest.main(code, namespace)
         finally:
             interrupt.disarm()
     except BaseException as exc:  # everything the program raises is data
-        output.flush()
-        if isinstance(exc, ProgramCancelled) or type(exc).__name__ == "CancelledError":
+        _flush(streams, output)
+        # Cancelled by the host: the guest's own interruption, or asyncio's
+        # after a CANCEL (a CancelledError of the program's own is its error).
+        if isinstance(exc, ProgramCancelled) or (
+                type(exc).__name__ == "CancelledError" and interrupt.cancelled()):
             # Where the program was stopped (R-CANCEL-4): by the signal, or at an await.
             where = interrupt.stopped_at()
             if where is None:
@@ -137,12 +141,18 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
             _send_done(channel, run, Done(error=fit_error(
                 describe(exc), run.limits.value_bytes + ENVELOPE_OVERHEAD)), namespace)
         return
-    output.flush()
+    _flush(streams, output)
     try:
         wire, plain = to_wire_plain(value, run.limits.max_depth)
     except ValueModelError as exc:
         _send_done(channel, run, Done(error=ProgramError(
             type="TypeError", message=f"return value {exc}")), namespace)
+        return
+    except Exception as exc:  # converting it ran the value's own code, which failed
+        _send_done(channel, run, Done(error=fit_error(ProgramError(
+            type="TypeError", message=f"return value $: cannot be converted: "
+                                      f"{type(exc).__name__}: {shown(exc)}"),
+            run.limits.value_bytes + ENVELOPE_OVERHEAD)), namespace)
         return
     payload = encode_payload_parts({"value": wire}, plain=plain)  # once: to size and to send
     excess = value_excess(payload, run.limits.value_bytes, envelope_bytes=DONE_ENVELOPE,
@@ -161,6 +171,13 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
         channel.send(Done(value=wire), payload)
         return
     _send_done(channel, run, Done(value=wire), namespace, payload_size(payload))
+
+
+def _flush(streams: tuple[ProgramStream, ...], output: OutputBuffer) -> None:
+    """What the program wrote, to the host, before its DONE."""
+    for stream in streams:
+        stream.finish()
+    output.flush()
 
 
 def _send_done(channel: Channel, run: Run, done: Done, namespace: dict[str, Any],
@@ -206,7 +223,7 @@ def collect_variables(names: list[tuple[str, Any]], budget: int, max_depth: int
             reasons.append((name, str(exc)))
             continue
         except Exception as exc:  # converting it ran the value's own code, which failed
-            reasons.append((name, f"$: cannot be converted: {type(exc).__name__}: {exc}"))
+            reasons.append((name, f"$: cannot be converted: {type(exc).__name__}: {shown(exc)}"))
             continue
         encoded = encode_payload({name: wire}, plain=plain)
         items = count_items(encoded, items_left)

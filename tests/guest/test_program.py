@@ -18,7 +18,7 @@ from tether.guest.python.program import (
 
 
 def execute(source: str) -> Any:
-    namespace = program_globals({})
+    namespace = program_globals({}, {})
     try:
         awaitable = eval(compile_program(source), namespace)  # top-level await: a coroutine
         if awaitable is not None:

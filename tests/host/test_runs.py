@@ -244,6 +244,127 @@ except Exception:
     assert run(source).value == "inner"
 
 
+@pytest.mark.parametrize("handler", ["except:", "except BaseException:",
+                                     "except BaseException as e:"])
+def test_a_top_level_return_is_not_caught_by_the_programs_handlers(handler: str) -> None:
+    """R-RUN-2: ``return`` ends the program, whatever the try around it
+    catches (model-written code often wraps its work in a bare except)."""
+    source = f"for x in [0, 1]:\n    try:\n        return 10 // x\n    {handler}\n" \
+             f"        continue\nreturn 'fell through'"
+    assert run(source).value == 10  # 10 // 0 raised and was handled; 10 // 1 returned
+    source = f"try:\n    try:\n        return 'inner'\n    {handler}\n        return 'caught'\n" \
+             f"{handler}\n    return 'outer'"
+    assert run(source).value == "inner"
+
+
+def test_an_error_raised_in_finally_after_a_return_shows_only_the_program() -> None:
+    result = run("try:\n    return 1\nfinally:\n    raise ValueError('cleanup')")
+    assert result.status is Status.ERROR and result.error is not None
+    assert result.error.type == "ValueError" and result.error.line == 4
+    assert "tether" not in result.error.traceback
+    assert "During handling" not in result.error.traceback
+
+
+def test_the_traceback_of_an_exception_group_shows_only_the_program() -> None:
+    async def fail() -> None:
+        raise KeyError("k")
+
+    source = ("import asyncio\nasync with asyncio.TaskGroup() as group:\n"
+              "    group.create_task(fail())\n")
+    result = run(source, bindings={"fail": fail})
+    assert result.status is Status.ERROR and result.error is not None
+    assert result.error.type == "ExceptionGroup"
+    assert "BindingError" in result.error.traceback
+    assert "tether" not in result.error.traceback, result.error.traceback
+
+
+def test_a_cancelled_error_the_program_raises_is_its_own() -> None:
+    """Only the host's cancellation is reported as ``Cancelled``."""
+    async def slow() -> None:
+        await asyncio.sleep(30)
+
+    source = ("import asyncio\ntask = asyncio.create_task(slow())\nawait asyncio.sleep(0)\n"
+              "task.cancel()\nawait task")
+    result = run(source, bindings={"slow": slow})
+    assert result.status is Status.ERROR and result.error is not None
+    assert result.error.type == "CancelledError", result.error
+    result = run("from concurrent.futures import CancelledError\nraise CancelledError('mine')")
+    assert result.error is not None
+    assert (result.error.type, result.error.message) == ("CancelledError", "mine")
+
+
+@pytest.mark.parametrize("source", [
+    "class E(Exception):\n    def __str__(self):\n        raise RuntimeError('no str')\nraise E()",
+    "class E(Exception):\n    def __str__(self):\n        return None\nraise E()",
+])
+def test_an_exception_that_cannot_be_shown_is_still_the_programs_error(source: str) -> None:
+    result = run(source)
+    assert result.status is Status.ERROR and result.error is not None
+    assert result.error.type == "E" and result.error.line == 4
+
+
+@pytest.mark.parametrize("source", [
+    "class D(dict):\n    def items(self):\n        raise RuntimeError('boom')\nreturn D(a=1)",
+    "class L(list):\n    def __iter__(self):\n        raise RuntimeError('boom')\nreturn L([1])",
+])
+def test_a_return_value_whose_own_code_fails_is_an_error_not_a_crash(source: str) -> None:
+    result = run(source)
+    assert result.status is Status.ERROR and result.error is not None
+    assert result.error.type == "TypeError"
+    assert "boom" in result.error.message
+
+
+def test_a_variable_named_help_comes_back_as_it_went() -> None:
+    """R-VARS-2: RUN's variables are the program's names, over the guest's own."""
+    result = run("return help", variables={"help": "use --verbose"})
+    assert result.value == "use --verbose"
+
+
+def test_stdout_can_be_reconfigured_and_written_as_bytes() -> None:
+    source = ("import io, sys\nsys.stdout.reconfigure(encoding='utf-8')\n"
+              "sys.stdout.buffer.write('caf\u00e9 '.encode())\n"
+              "sys.stdout.buffer.write(b'\\xe2\\x82')\nsys.stdout.buffer.write(b'\\xac\\n')\n"
+              "out = io.TextIOWrapper(sys.stdout.buffer, encoding='utf-8')\n"
+              "out.write('wrapped\\n')\nout.flush()\nprint('printed')")
+    result = run(source)
+    assert result.status is Status.OK, result.error
+    assert result.output == "caf\u00e9 \u20ac\nwrapped\nprinted\n"
+
+
+def test_a_call_the_program_stops_waiting_for_keeps_its_slot_until_answered(lang: str) -> None:
+    """R-CALL-3: a call abandoned by the program is still in flight on the
+    host; the next call waits for its slot instead of going over the limit."""
+    async def slow() -> str:
+        await asyncio.sleep(0.5)
+        return "late"
+
+    async def add(a: int, b: int) -> int:
+        return a + b
+
+    source = pick(lang, python="import asyncio\ntry:\n    await asyncio.wait_for(slow(), 0.01)\n"
+                               "except TimeoutError:\n    pass\nreturn await add(1, 2)",
+                  javascript="await Promise.race([slow(), new Promise((r) => setTimeout(r, 10))])\n"
+                             "return await add(1, 2)")
+    result = run(source, language=lang, bindings={"slow": slow, "add": add},
+                 limits=quick(max_calls_in_flight=1))
+    assert result.status is Status.OK, result.error
+    assert result.value == 3
+
+
+def test_a_binding_called_from_another_event_loop_fails_at_once() -> None:
+    async def add(a: int, b: int) -> int:
+        return a + b
+
+    source = ("import asyncio, threading\nout = []\n"
+              "def other():\n    try:\n        asyncio.run(add(1, 2))\n"
+              "    except Exception as exc:\n        out.append(type(exc).__name__)\n"
+              "thread = threading.Thread(target=other)\nthread.start()\nthread.join()\n"
+              "return [out, await add(1, 2)]")
+    result = run(source, bindings={"add": add}, limits=quick(timeout=20))
+    assert result.status is Status.OK, result.error
+    assert result.value == [["RuntimeError"], 3]
+
+
 def test_module_semantics_for_globals() -> None:
     source = "from math import *\ncount = 0\ndef bump():\n    global count\n    count += 1\n" \
              "bump(); bump()\nreturn [count, floor(pi)]"
