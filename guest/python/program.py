@@ -93,8 +93,14 @@ def program_globals(own: dict[str, Any], bindings: dict[str, Any],
     """The program's globals: the guest's ``own`` names (``help``...), over
     them RUN's variables (R-VARS-2), over both the bindings (R-RUN-6)."""
     import builtins
+    import sys
 
-    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+    # The program's module is __main__, as a script's is: what it defines can
+    # be found by name (pickle, typing's forward references).
+    main = ModuleType("__main__")
+    sys.modules["__main__"] = main
+    namespace: dict[str, Any] = main.__dict__
+    namespace["__builtins__"] = builtins
     namespace.update(own)
     namespace.update(variables or {})
     namespace.update(bindings)

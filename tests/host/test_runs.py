@@ -365,6 +365,18 @@ def test_a_binding_called_from_another_event_loop_fails_at_once() -> None:
     assert result.value == [["RuntimeError"], 3]
 
 
+def test_the_programs_globals_are_its_main_module() -> None:
+    """Classes the program defines can be pickled and resolved by name, as
+    in any script run as ``__main__``."""
+    source = ("import pickle, sys, typing\nclass P:\n    x: 'Q'\nclass Q:\n    pass\n"
+              "copy = pickle.loads(pickle.dumps(P()))\n"
+              "return [type(copy).__name__, typing.get_type_hints(P)['x'].__name__,\n"
+              "        sys.modules['__main__'].P is P]")
+    result = run(source)
+    assert result.status is Status.OK, result.error
+    assert result.value == ["P", "Q", True]
+
+
 def test_module_semantics_for_globals() -> None:
     source = "from math import *\ncount = 0\ndef bump():\n    global count\n    count += 1\n" \
              "bump(); bump()\nreturn [count, floor(pi)]"
