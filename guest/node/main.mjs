@@ -16,6 +16,7 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { createRequire } from 'node:module';
+import { types } from 'node:util';
 import {
   CODES, PROTOCOL_VERSION, TYPES, DEFAULT_MAX_DEPTH, DEFAULT_VALUE_BYTES, ENVELOPE_OVERHEAD, Encoded, FrameDecoder,
   ProtocolError, countItems, decodeMessage, encodeFrame, encodeMessage, encodePayload,
@@ -178,7 +179,11 @@ function output(stream, text) {
 function captureOutput() {
   for (const [stream, target] of [['stdout', process.stdout], ['stderr', process.stderr]]) {
     target.write = (chunk, encoding, callback) => {
-      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      // Node's write(chunk[, encoding][, callback]): a string in another
+      // encoding (hex, base64, latin1...) stands for its bytes.
+      const bytes = typeof chunk !== 'string' ? Buffer.from(chunk)
+        : typeof encoding === 'string' && !/^utf-?8$/i.test(encoding) ? Buffer.from(chunk, encoding) : null;
+      const text = bytes === null ? chunk : bytes.toString('utf8');
       output(stream, text);
       const done = typeof encoding === 'function' ? encoding : callback;
       if (typeof done === 'function') process.nextTick(done);
@@ -242,11 +247,18 @@ async function call(name, programArgs) {
 // ---- the program ---------------------------------------------------------------
 
 let prefixLength = 0;
+/**
+ * The text compile() put before program code on a program line, as
+ * [line, column, width] (column 0-based, in the program's own source),
+ * by column: undone in the columns an error shows.
+ */
+let inserted = [];
 
 /**
- * The program as a function of its scope's names. With `options.capture`,
- * the body is nested in a function of the scope's names (RUN's variables
- * among them, so the body's declarations may shadow them, R-VARS-2) and
+ * The program as a function of its scope's names, returning the program's
+ * async function. The names are parameters of an enclosing function, not of
+ * the program's own, so that the program's declarations may shadow them
+ * (R-RUN-6, R-VARS-2) in every mode. With `options.capture`, the body is
  * given a declaration that reads its top-level names (R-VARS-4); with
  * `options.lastExpression` a last bare expression is returned (R-VARS-7).
  */
@@ -254,13 +266,14 @@ function compile(source, language, names, options = {}) {
   const nested = options.capture || options.lastExpression;
   const prefix = nested // on line 1: lines keep their numbers
     ? `(function (${[...names, REGISTER].join(', ')}) { return async function () { ${REGISTER}(${CAPTURE});`
-    : `(async function (${names.join(', ')}) {`;
+    : `(function (${names.join(', ')}) { return async function () {`;
   prefixLength = prefix.length;
-  let code = `${prefix}${source}\n${nested ? '}; })' : '})'}`;
+  inserted = [[1, 0, prefixLength]];
+  let code = `${prefix}${source}\n}; })`;
   if (language === 'typescript') {
     const amaro = loadAmaro();
     try {
-      code = amaro.transformSync(code, { mode: 'strip-only' }).code;
+      code = amaro.transformSync(code, { mode: 'strip-only' }).code; // types become blanks
     } catch (err) {
       const what = err.code === 'UnsupportedSyntax'
         ? `${err.message} (use plain TypeScript types only: no enum, namespace or parameter properties)`
@@ -270,7 +283,14 @@ function compile(source, language, names, options = {}) {
       throw syntax;
     }
   }
-  if (nested) code = topLevel(code, { ...options, capture: CAPTURE, variables: options.variables });
+  if (nested) {
+    const edited = topLevel(code, { ...options, capture: CAPTURE, variables: options.variables });
+    code = edited.code;
+    for (const [line, column, width] of edited.inserted) {
+      inserted.push([line, line === 1 ? column - prefixLength : column, width]);
+    }
+    inserted.sort((a, b) => a[1] - b[1]);
+  }
   const script = new vm.Script(code, {
     filename: FILENAME,
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
@@ -292,20 +312,49 @@ function describe(err) {
   const stack = typeof err.stack === 'string' ? err.stack : '';
   const frames = stack.split('\n')
     .filter((line) => /^\s+at .*<program>:\d+:\d+/.test(line))
-    .map((line) => line.replace(/<program>:1:(\d+)/, (_, col) => `<program>:1:${Math.max(1, col - prefixLength)}`));
+    .map((line) => line.replace(/<program>:(\d+):(\d+)/g,
+      (_, row, col) => `<program>:${row}:${programColumn(Number(row), Number(col))}`));
   let line = err.programLine;
   if (line === undefined && frames.length > 0) line = Number(/<program>:(\d+):/.exec(frames[0])[1]);
   if (line === undefined && err instanceof SyntaxError) {
     const where = /^<program>:(\d+)/.exec(stack);
     if (where) line = Number(where[1]);
   }
-  const type = err.name || err.constructor?.name || 'Error';
+  const type = errorType(err);
   const message = err instanceof BindingError ? err.text : String(err.message);
   const header = `${type}: ${message}`;
   const where = err instanceof SyntaxError && line !== undefined ? syntaxContext(stack, line) : [];
   const error = { type, message, traceback: [...where, header, ...frames].join('\n') + '\n' };
   if (line !== undefined) error.line = line;
   return error;
+}
+
+/**
+ * R-DONE-6: the class name of an Error subclass. A `name` the error or its
+ * own class's prototype holds is the program's choice (`this.name = ...`, a
+ * DOMException's); one inherited from a base class (`class E extends Error {}`
+ * inherits Error.prototype.name) is not, and the constructor names the class.
+ */
+function errorType(err) {
+  try {
+    let holder = err;
+    while (holder !== null && !Object.hasOwn(holder, 'name')) holder = Object.getPrototypeOf(holder);
+    const own = holder === err || holder === Object.getPrototypeOf(err);
+    const name = own ? err.name : err.constructor?.name;
+    return (typeof name === 'string' && name) || String(err.name || 'Error');
+  } catch {
+    return 'Error'; // a getter or proxy trap of the program's threw
+  }
+}
+
+/** A 1-based column of the compiled code as a column of the program's source line. */
+function programColumn(line, column) {
+  let at = column - 1;
+  for (const [row, where, width] of inserted) { // by column: each undone in turn
+    if (row === line && at >= where + width) at -= width;
+    else if (row === line && at >= where) at = where; // inside the inserted text
+  }
+  return at + 1;
 }
 
 /** Where a syntax error is, as V8 shows it: `<program>:2`, the line, a caret. */
@@ -382,7 +431,7 @@ function collectVariables(size) {
     } catch {
       continue; // still in its temporal dead zone: never assigned
     }
-    if (value === undefined || typeof value === 'function' || name.startsWith('_')) continue;
+    if (value === undefined || typeof value === 'function' || name.startsWith('_') || isModule(value)) continue;
     const problem = variableNameProblem(name);
     if (problem) {
       reasons.push([name, `the name ${problem}`]);
@@ -580,7 +629,21 @@ function prepare() {
 }
 
 let required;
-const programRequire = () => (required ??= createRequire(path.join(process.cwd(), 'program.js')));
+const programRequire = () => (required ??= recording(createRequire(path.join(process.cwd(), 'program.js'))));
+
+/** What the program's require() returned: modules, which R-VARS-4 leaves out of its variables. */
+const modules = new WeakSet();
+
+function recording(load) {
+  const require = (id) => {
+    const exports = load(id);
+    if (exports !== null && typeof exports === 'object') modules.add(exports);
+    return exports;
+  };
+  return Object.assign(require, load); // its resolve, cache, main and extensions
+}
+
+const isModule = (value) => modules.has(value) || types.isModuleNamespaceObject(value); // a dynamic import's too
 
 function start(run) {
   if (!LANGUAGES.includes(run.language)) {
@@ -618,10 +681,7 @@ function start(run) {
     finish({ error: describe(err) });
     return;
   }
-  const nested = capture || run.last_expression;
-  const body = nested ? program(...scope.values()) : program;
-  const args = nested ? [] : [...scope.values()];
-  body(...args).then(finishWithValue, (err) => finish({ error: describe(err) }));
+  program(...scope.values())().then(finishWithValue, (err) => finish({ error: describe(err) }));
 }
 
 /**

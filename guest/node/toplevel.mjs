@@ -15,15 +15,16 @@ const parse = (code, options) => (acorn ??= createRequire(import.meta.url)('acor
  * the end of the body that returns [name, getter] for each top-level name
  * (declared names, then `options.variables`), and with the last bare
  * expression returned when `options.lastExpression`. Positions before the
- * inserted text are unchanged. A body acorn cannot parse is returned as it
- * is: V8 reports its syntax error in its own words.
+ * inserted text are unchanged; `inserted` lists the texts put in (not those
+ * in place of others) as [line, column, width] of `code`. A body acorn cannot
+ * parse is returned as it is: V8 reports its syntax error in its own words.
  */
 export function topLevel(code, options) {
   let tree;
   try {
     tree = parse(code, { ecmaVersion: 'latest', sourceType: 'script' });
   } catch {
-    return code;
+    return { code, inserted: [] };
   }
   const outer = tree.body[0].expression; // the function of the scope's names
   const inner = outer.body.body[0].argument; // the program's async function
@@ -43,7 +44,8 @@ export function topLevel(code, options) {
   if (options.lastExpression) {
     const last = statements.at(-1);
     if (last?.type === 'ExpressionStatement' && statements.length > prologue) {
-      edits.push([last.start, last.end, `return (${code.slice(last.expression.start, last.expression.end)});`]);
+      edits.push([last.expression.start, last.expression.start, 'return (']);
+      edits.push([last.expression.end, last.end, ');']); // in place of its `;`, if any
     }
   }
   if (options.capture) {
@@ -61,9 +63,20 @@ export function topLevel(code, options) {
     const end = inner.body.end - 1; // the body's closing brace
     edits.push([end, end, `\n;function ${options.capture}() { return [${getters}]; }\n`]);
   }
-  edits.sort((a, b) => b[0] - a[0]);
+  // From the end; of texts put in at one place, the one pushed first comes first.
+  edits.forEach((edit, i) => edit.push(i));
+  edits.sort((a, b) => b[0] - a[0] || b[3] - a[3]);
+  // Where text went in before code on its line: the error's columns undo it.
+  const inserted = edits.filter(([start, end]) => start === end)
+    .map(([start, , text]) => [...lineAndColumn(code, start), text.length]);
   for (const [start, end, text] of edits) code = code.slice(0, start) + text + code.slice(end);
-  return code;
+  return { code, inserted };
+}
+
+/** The 1-based line and 0-based column of `offset` in `code`, with V8's line breaks. */
+function lineAndColumn(code, offset) {
+  const before = code.slice(0, offset).split(/\r\n?|[\n\u2028\u2029]/);
+  return [before.length, before.at(-1).length];
 }
 
 /** Calls `add` for the names `node` declares in the body's scope. */
