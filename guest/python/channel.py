@@ -148,22 +148,46 @@ class OutputBuffer:
         self._pending_len = 0
         self._chunk = min(OUTPUT_CHUNK, limits.frame_bytes - ENVELOPE_OVERHEAD) // 4
         self._lock = threading.RLock()
+        # Bytes the program wrote, decoded as UTF-8; what ends in the middle
+        # of a character is held until the next write completes it.
+        self._bytes: dict[Stream, codecs.IncrementalDecoder] = {}
 
     def write(self, stream: Stream, text: str) -> None:
         with self._lock:
             if stream is not self._stream:
-                self.flush()
+                self._end_bytes()  # R-OUTPUT-4: before writing to the other stream
+                self._flush()
                 self._stream = stream
             self._pending.append(text)
             self._pending_len += len(text)
             # Sent at each line, not held until DONE, so what a program printed
             # before it was killed has reached the host (figures: bench/README.md).
             if "\n" in text or self._pending_len >= OUTPUT_BUFFER:
-                self.flush()
+                self._flush()
+
+    def write_bytes(self, stream: Stream, data: bytes) -> None:
+        """Bytes, each bad sequence one U+FFFD (R-OUTPUT-4)."""
+        with self._lock:
+            decoder = self._bytes.get(stream)
+            if decoder is None:
+                decoder = self._bytes[stream] = codecs.getincrementaldecoder("utf-8")("replace")
+            text = decoder.decode(data)
+            if text:
+                self.write(stream, text)
 
     def flush(self) -> None:
+        """Send everything written, held bytes too: before a CALL and DONE."""
         with self._lock:
+            self._end_bytes()
             self._flush()
+
+    def _end_bytes(self) -> None:
+        decoder = self._bytes.get(self._stream)  # only the last stream written holds any
+        if decoder is not None:
+            text = decoder.decode(b"", final=True)
+            if text:
+                self._pending.append(text)
+                self._pending_len += len(text)
 
     def _flush(self) -> None:
         if not self._pending:
@@ -200,17 +224,12 @@ class ProgramStream(io.TextIOBase):
     def buffer(self) -> ProgramBytes:
         """The stream as bytes (made when a program first asks for it)."""
         if self._bytes is None:
-            self._bytes = ProgramBytes(self)
+            self._bytes = ProgramBytes(self._output, self._stream, self._returning)
         return self._bytes
 
     def reconfigure(self, **changes: Any) -> None:
         """Accepted and ignored: the output is UTF-8 text, written through
         as the guest sends it, whatever a program asks for."""
-
-    def finish(self) -> None:
-        """The program has ended: bytes left of a character become U+FFFD."""
-        if self._bytes is not None:
-            self._bytes.finish()
 
     @property
     def encoding(self) -> str:  # type: ignore[override]
@@ -238,14 +257,15 @@ class ProgramStream(io.TextIOBase):
 
 
 class ProgramBytes(io.BufferedIOBase):
-    """What the program sees as ``sys.stdout.buffer``: the bytes are decoded
-    as UTF-8 into the text stream, each bad sequence one U+FFFD (R-OUTPUT-4);
-    a character split between two writes is completed by the second."""
+    """What the program sees as ``sys.stdout.buffer``: bytes decoded as UTF-8
+    into the stream's text (:meth:`OutputBuffer.write_bytes`)."""
 
-    def __init__(self, text: ProgramStream) -> None:
+    def __init__(self, output: OutputBuffer, stream: Stream,
+                 returning: Callable[[], None]) -> None:
         super().__init__()
-        self._text = text
-        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._output = output
+        self._stream = stream
+        self._returning = returning
 
     def writable(self) -> bool:
         return True
@@ -254,12 +274,6 @@ class ProgramBytes(io.BufferedIOBase):
         if self.closed:
             raise ValueError("write to closed file")
         view = memoryview(data)
-        text = self._decoder.decode(view.tobytes())
-        if text:
-            self._text.write(text)
+        self._output.write_bytes(self._stream, view.tobytes())
+        self._returning()
         return view.nbytes
-
-    def finish(self) -> None:
-        text = self._decoder.decode(b"", final=True)
-        if text:
-            self._text.write(text)

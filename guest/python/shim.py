@@ -98,9 +98,8 @@ def _cut(text: str, limit: int) -> str:
 def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
     """Run the program and send its DONE (R-DONE-1)."""
     output = OutputBuffer(channel, run.limits)
-    streams = (ProgramStream(output, Stream.STDOUT, interrupt.check),
-               ProgramStream(output, Stream.STDERR, interrupt.check))
-    sys.stdout, sys.stderr = streams
+    sys.stdout = ProgramStream(output, Stream.STDOUT, interrupt.check)
+    sys.stderr = ProgramStream(output, Stream.STDERR, interrupt.check)
     namespace: dict[str, Any] = {}
     try:
         code = compile_program(run.source, run.last_expression)
@@ -124,7 +123,7 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
         finally:
             interrupt.disarm()
     except BaseException as exc:  # everything the program raises is data
-        _flush(streams, output)
+        output.flush()
         # Cancelled by the host: the guest's own interruption, or asyncio's
         # after a CANCEL (a CancelledError of the program's own is its error).
         if isinstance(exc, ProgramCancelled) or (
@@ -141,7 +140,7 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
             _send_done(channel, run, Done(error=fit_error(
                 describe(exc), run.limits.value_bytes + ENVELOPE_OVERHEAD)), namespace)
         return
-    _flush(streams, output)
+    output.flush()
     try:
         wire, plain = to_wire_plain(value, run.limits.max_depth)
     except ValueModelError as exc:
@@ -171,13 +170,6 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
         channel.send(Done(value=wire), payload)
         return
     _send_done(channel, run, Done(value=wire), namespace, payload_size(payload))
-
-
-def _flush(streams: tuple[ProgramStream, ...], output: OutputBuffer) -> None:
-    """What the program wrote, to the host, before its DONE."""
-    for stream in streams:
-        stream.finish()
-    output.flush()
 
 
 def _send_done(channel: Channel, run: Run, done: Done, namespace: dict[str, Any],

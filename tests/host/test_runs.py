@@ -329,6 +329,11 @@ def test_stdout_can_be_reconfigured_and_written_as_bytes() -> None:
     result = run(source)
     assert result.status is Status.OK, result.error
     assert result.output == "caf\u00e9 \u20ac\nwrapped\nprinted\n"
+    # R-OUTPUT-4: what is held of a character is flushed before the other stream.
+    result = run("import sys\nsys.stdout.buffer.write(b'a\\xe2\\x82')\nprint('b', file=sys.stderr)\n"
+                 "sys.stdout.buffer.write(b'\\xacc')")
+    assert [(c.stream, c.text) for c in result.chunks] == [
+        ("stdout", "a\ufffd"), ("stderr", "b\n"), ("stdout", "\ufffdc")]
 
 
 def test_a_call_the_program_stops_waiting_for_keeps_its_slot_until_answered(lang: str) -> None:
