@@ -120,6 +120,12 @@ class Connection:
 
     # -- receiving ---------------------------------------------------------
 
+    @property
+    def buffered(self) -> int:
+        """Bytes received and not yet taken off the stream as frames
+        (extension frames discarded count as taken)."""
+        return self._decoder.buffered
+
     def receive_data(self, data: bytes | bytearray | memoryview) -> None:
         if self._eof:
             raise LocalProtocolError(ErrorCode.INTERNAL_ERROR, "data after EOF")

@@ -88,6 +88,7 @@ class Channel:
         self._unsent = 0  # bytes in the outbox
         self._reading = False
         self._closed = False
+        self._writing = True
         self._eof = False
         self._want_reading = True  # by the owner; a full outbox pauses reading too
         self.bytes_in = 0
@@ -128,7 +129,7 @@ class Channel:
         """Send ``parts`` (a frame's header and its payload, say) in order,
         without joining them: what the socket does not take now waits as
         views of them, so a large payload is never copied here."""
-        if self._closed:
+        if self._closed or not self._writing:
             return
         for part in parts:
             self.bytes_out += len(part)
@@ -162,6 +163,18 @@ class Channel:
         if not self._outbox:
             self._loop.remove_writer(self._sock.fileno())
         if self._unsent <= OUTBOX_LIMIT and self._want_reading:
+            self.resume_reading()
+
+    def stop_writing(self) -> None:
+        """The guest has exited: what it has not read, nothing will (a
+        descendant may hold its end and never read), so that waits no more
+        and no longer keeps the channel from reading."""
+        self._writing = False
+        if self._outbox and not self._closed:
+            self._loop.remove_writer(self._sock.fileno())
+        self._outbox.clear()
+        self._unsent = 0
+        if self._want_reading:
             self.resume_reading()
 
     def _stop_reading(self) -> None:

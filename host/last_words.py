@@ -29,7 +29,7 @@ class LastWords:
         self.listening = True
         reader.process()  # frames received and not yet looked at
         if self.listening:
-            reader.channel.resume_reading()
+            reader.resume()
 
     async def collect(self) -> None:
         """What the dead guest left in the socket; then the channel closes."""

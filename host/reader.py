@@ -10,9 +10,10 @@ and every run shares the loop, so it is bounded three ways:
   the interpreter for as long as a call lasts, so no call is given more
   than one step, and the thread yields it between steps (the connection's
   ``between_steps``), so the loop never waits long for it;
-- smaller payloads are decoded on the loop, at most ``TURN_BYTES`` of them
-  per turn; reading is paused until the backlog is worked off, so a guest
-  that floods blocks on its own full socket.
+- smaller frames are taken on the loop, at most ``TURN_BYTES`` of them per
+  turn of the loop, however many reads bring them (headers and discarded
+  extension frames count too); reading is paused until the next turn, so a
+  guest that floods blocks on its own full socket.
 
 While a frame is decoded in the thread, the connection belongs to that
 thread: :meth:`Reader.send` holds the owner's messages until it is back.
@@ -44,7 +45,7 @@ from .channel import Channel
 APART_BYTES: Final = 32 * 1024
 #: ...in steps of at most this many bytes (the connection's ``step_bytes``).
 STEP_BYTES: Final = 16 * 1024
-#: Payload bytes decoded on the loop in one turn.
+#: Bytes of frames taken on the loop in one turn.
 TURN_BYTES: Final = 64 * 1024
 
 #: One decoding thread for every run: big frames wait for each other, and
@@ -86,6 +87,9 @@ class Reader:
         self._loop = asyncio.get_running_loop()
         self.busy = False  # a frame is being decoded in the decoding thread
         self._later = False  # the rest of the backlog waits for the next turn
+        self._budget = TURN_BYTES  # bytes of frames this turn may still take
+        self._fed = 0  # bytes received
+        self._charged = 0  # bytes of them taken off the stream and charged
         self._quiet = asyncio.Event()  # nothing buffered is left to process
         self._quiet.set()
 
@@ -103,8 +107,18 @@ class Reader:
         self._channel.write(header, *payload_pieces(payload))
 
     def feed(self, data: bytes) -> None:
+        if self.busy:
+            # The decoding thread owns the connection: no more until it is back.
+            self._channel.pause_reading()
+        self._fed += len(data)
         self._conn.receive_data(data)
         self.process()
+
+    def resume(self) -> None:
+        """Read on, unless a frame is being decoded or waits for the next
+        turn (reading resumes once that is done)."""
+        if not (self.busy or self._later):
+            self._channel.resume_reading()
 
     def eof(self) -> None:
         self._conn.receive_eof()
@@ -117,26 +131,44 @@ class Reader:
     def process(self) -> None:
         if self.busy or self._later:
             return  # it goes on from there
-        budget = TURN_BYTES
         try:
             while not self._finished():
-                size = self._conn.ready_payload_size()
-                if size is not None and size > APART_BYTES:
-                    self._decode_apart()
+                if self._budget <= 0:
+                    self._next_turn()
                     return
-                if size is not None and size > budget:
+                size = self._conn.ready_payload_size()
+                self._charge()  # extension frames it discarded
+                if size is not None and size > APART_BYTES:
+                    self._decode_apart(size)
+                    return
+                if size is not None and size > self._budget:
                     self._next_turn()
                     return
                 event = self._conn.next_event()
+                self._charge()
                 if event is NEED_DATA:
-                    break
-                budget -= size or 0
+                    if self._budget > 0:
+                        break
+                    continue  # spent: reading waits for the next turn
                 self._on_event(event)
         except Exception as exc:  # RemoteProtocolError, or a bug of ours
             self._on_error(exc)
         self._quiet.set()
         if not self._finished():
             self._channel.resume_reading()
+
+    def _charge(self) -> None:
+        """Take what the connection took off the stream on the loop since
+        the last charge from this turn's budget."""
+        taken = self._fed - self._conn.buffered
+        if taken > self._charged:
+            if self._budget == TURN_BYTES:
+                self._loop.call_soon(self._refill)
+            self._budget -= taken - self._charged
+            self._charged = taken
+
+    def _refill(self) -> None:
+        self._budget = TURN_BYTES
 
     def _next_turn(self) -> None:
         self._later = True
@@ -148,7 +180,8 @@ class Reader:
         self._later = False
         self.process()
 
-    def _decode_apart(self) -> None:
+    def _decode_apart(self, size: int) -> None:
+        self._charged += size  # the thread's, not the loop's
         self.busy = True
         self._quiet.clear()
         self._channel.pause_reading()

@@ -197,11 +197,14 @@ class Session:
         await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         # The guest exited: whatever it sent is already in the socket buffer.
         assert self._channel is not None and self._reader is not None
+        if child.exited.done():
+            self._channel.stop_writing()
         while not self._ending.done():
             drained = self._channel.read_available(everything=True)
             await self._reader.settled()
             if drained:
                 break
+            await asyncio.sleep(0)  # reading is paused until a later turn
         if not self._ending.done() or self._ending.result().status is Status.CRASHED:
             # Ended without DONE: the exit status tells a crash from a limit.
             with contextlib.suppress(TimeoutError):

@@ -203,6 +203,19 @@ def test_run_limits_replace_the_defaults() -> None:
     assert pair.guest.max_depth == 16
 
 
+def test_buffered_counts_what_is_not_yet_taken_off_the_stream() -> None:
+    host = Connection(Role.HOST)
+    hello = encode_frame(FrameType.HELLO, encode_payload(SAMPLES[FrameType.HELLO].to_wire()))
+    extension = encode_frame(0x80, b"\x00" * 5)
+    host.receive_data(extension + hello[:4])
+    assert host.buffered == len(extension) + 4
+    assert host.ready_payload_size() is None  # the extension frame is discarded
+    assert host.buffered == 4
+    host.receive_data(hello[4:])
+    assert host.next_event() == SAMPLES[FrameType.HELLO]
+    assert host.buffered == 0
+
+
 def test_eof_inside_a_frame_is_truncated() -> None:
     host = Connection(Role.HOST)
     host.receive_data(encode_frame(FrameType.HELLO, b"\xa0")[:-1])

@@ -9,14 +9,21 @@ host process surviving the suite is part of the assertion.
 from __future__ import annotations
 
 import asyncio
+import collections
+import contextlib
 import os
+import signal
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tether import Status
+from tether import RunResult, Runtime, Status
+from tether.codec import Call, FrameType, Output, Stream, encode_frame, encode_payload
+from tether.host.channel import READ_SIZE
+from tether.host.reader import TURN_BYTES, Reader
 from tether.host.sandbox import detect
 
 from .conftest import (
@@ -335,3 +342,140 @@ return [inContext, shell, binding]
     uid, shell, _ = attack(source, language="javascript").value
     assert uid == 65534
     assert shell.startswith("65534") and "root:" not in shell
+
+
+# -- holding the host ------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def hang_guard(seconds: float) -> Iterator[None]:
+    """Fails the test if it takes longer than ``seconds``: a SIGALRM, since a
+    frozen event loop would never run a timeout of its own."""
+
+    def hung(signum: int, frame: Any) -> None:
+        raise AssertionError(f"still running after {seconds:g} s: the host hangs")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.filterwarnings("ignore:tether. sandbox='process'")
+def test_a_guest_that_exits_with_large_results_unread_while_a_descendant_holds_fd_3_ends() -> None:
+    # Enough results that the host's unsent bytes pass OUTBOX_LIMIT and it
+    # stops reading; a process of the run outlives the guest with fd 3 open.
+    calls = b"".join(encode_frame(FrameType.CALL, encode_payload(
+        Call(id=1000 + i, name="big", args=[], kwargs={}).to_wire())) for i in range(20))
+    source = f"""
+import os, sys, time
+os.set_inheritable(3, True)
+if os.fork() == 0:
+    os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(20)", "{MARKER}"])
+os.write(3, {calls!r})
+time.sleep(1.5)
+os._exit(0)
+"""
+    text = "x" * 900_000
+
+    async def big() -> str:
+        return text
+
+    with hang_guard(40):
+        result = run(source, sandbox="process", bindings=[big], limits=quick(timeout=20))
+    assert result.status is Status.CRASHED, result.error
+    assert no_marked_processes()
+
+
+@pytest.mark.parametrize("frame", [
+    encode_frame(FrameType.OUTPUT, encode_payload(Output(stream=Stream.STDOUT, text="").to_wire())),
+    encode_frame(0x80, b""),  # an extension frame: discarded (R-FRAME-7)
+], ids=["output", "extension"])
+def test_a_flood_of_tiny_frames_is_taken_a_turns_worth_at_a_time(
+        frame: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Bytes read per turn of the loop, counted by a callback that runs once
+    # a turn: the reader pauses reading once a turn's budget is spent.
+    turns = 0
+    ticking = True
+    fed: collections.Counter[int] = collections.Counter()
+    feed = Reader.feed
+
+    def counted(self: Reader, data: bytes) -> None:
+        fed[turns] += len(data)
+        feed(self, data)
+
+    def tick() -> None:
+        nonlocal turns
+        turns += 1
+        if ticking:
+            asyncio.get_running_loop().call_soon(tick)
+
+    monkeypatch.setattr(Reader, "feed", counted)
+    source = f"""
+import os
+chunk = {frame!r} * (65536 // {len(frame)})
+while True:
+    os.write(3, chunk)
+"""
+
+    async def flood() -> RunResult:
+        nonlocal ticking
+        async with Runtime() as rt:
+            asyncio.get_running_loop().call_soon(tick)
+            try:
+                return await rt.run(source, sandbox="namespaces", limits=quick(timeout=2))
+            finally:
+                ticking = False
+
+    result = asyncio.run(flood())
+    assert result.status is Status.TIMEOUT
+    assert sum(fed.values()) > 4 * TURN_BYTES  # it did flood
+    assert max(fed.values()) <= TURN_BYTES + READ_SIZE
+
+
+def test_after_a_timeout_nothing_is_read_while_a_large_frame_is_being_decoded(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The program ignores SIGTERM and sends a CALL that is slow to decode,
+    # then frames as fast as the host reads them, again and again; the
+    # timeout comes while the decoding thread has the connection.
+    busy_fed = 0
+    feed = Reader.feed
+
+    def counted(self: Reader, data: bytes) -> None:
+        nonlocal busy_fed
+        if self.busy:
+            busy_fed += len(data)
+        feed(self, data)
+
+    monkeypatch.setattr(Reader, "feed", counted)
+    filler = encode_frame(FrameType.OUTPUT, encode_payload(
+        Output(stream=Stream.STDOUT, text="y" * 60_000).to_wire()))
+    source = f"""
+import os, signal
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+items = 400_000   # a CALL of as many short strings
+payload = (b"\\xa4\\x62id\\x01\\x64args\\x9a" + items.to_bytes(4, "big")
+           + (b"\\x78\\x20" + b"x" * 32) * items + b"\\x64name\\x64nope\\x66kwargs\\xa0")
+big = b"TH\\x01\\x03\\x00\\x00" + len(payload).to_bytes(4, "big") + payload
+filler = {filler!r} * 16
+def send(data):
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(3, view):]
+        except BaseException:   # the guest's interruption at CANCEL
+            pass
+while True:
+    try:
+        send(big)
+        while True:
+            send(filler)
+    except BaseException:
+        pass
+"""
+    result = attack(source, limits=quick(timeout=0.5, kill_grace=0.5))
+    assert result.status is Status.TIMEOUT
+    assert busy_fed <= READ_SIZE  # one read at most, then reading pauses
