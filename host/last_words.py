@@ -1,6 +1,6 @@
 """After CANCEL (a timeout, a cancellation), the host reads on for the DONE
 in which the guest says where the program was (R-CANCEL-4), while the guest
-is terminated: nothing it sends delays the kill, and only that DONE's
+is terminated: nothing it sends delays the kill, and of that DONE only its
 traceback and line reach the result."""
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ class LastWords:
 
     def heard(self, event: Event | None) -> None:
         """A frame after CANCEL (None: a broken one): a DONE is kept, a CALL
-        refused (R-STATE-3), everything else ignored (the run's end is
-        decided)."""
+        refused (R-STATE-3), everything else ignored here (the run's end is
+        decided; the session keeps OUTPUT)."""
         assert self._reader is not None
         if isinstance(event, Done):
             self.where = event

@@ -258,6 +258,8 @@ class Session:
 
     def _on_event(self, event: Event) -> None:
         if self._last_words.listening:
+            if isinstance(event, Output):  # what the guest held back, flushed as it stops
+                self._on_output(event)
             self._last_words.heard(event)
         elif event is CONNECTION_CLOSED:
             self._finish(crash("the guest closed its channel before finishing"))

@@ -15,7 +15,7 @@ from tether.codec import encode_payload
 from tether.codec.frames import encode_frame
 from tether.host.sandbox import detect
 
-from .conftest import quick, run
+from .conftest import pick, quick, run
 
 PROFILES = ["process"] + (["namespaces"] if detect().namespaces else [])
 #: Forked from the template at the run, spawned ahead into a pool, spawned at the run.
@@ -98,6 +98,16 @@ def test_a_program_blocked_in_a_blocking_call() -> None:
 def test_a_program_that_prints_in_a_loop() -> None:
     result = run("while True:\n    print('again')\n", limits=quick(timeout=0.5))
     _timed_out_at(result, 2, "print('again')")
+
+
+def test_what_a_stopped_program_printed_without_a_newline_is_kept(lang: str) -> None:
+    """R-CANCEL-4: the OUTPUT a guest flushes as the program stops (text it
+    held back, R-OUTPUT-1) is the program's output."""
+    source = pick(lang, python="print('working', end='')\nwhile True:\n    pass\n",
+                  javascript="process.stdout.write('working')\nwhile (true) {}\n")
+    result = run(source, language=lang, limits=quick(timeout=0.5))
+    assert result.status is Status.TIMEOUT
+    assert result.output == "working"
 
 
 def test_a_program_that_swallows_the_interruption_is_killed_after_the_grace() -> None:
