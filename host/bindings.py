@@ -54,6 +54,8 @@ class HostBinding:
             result = await asyncio.get_running_loop().run_in_executor(threads, call)
             if inspect.isawaitable(result):  # a sync function that returned a coroutine
                 result = await result
+        if self.description.plain is not None:  # a model, dataclass or enum, as declared
+            result = self.description.plain(result)
         self.arguments.check_result(result)
         return result
 

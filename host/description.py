@@ -81,7 +81,8 @@ class Description:
     ``explicit`` bindings take their arguments as one object (keywords in
     Python); the others keep their callable's convention, given by ``params``.
     ``convert`` turns checked arguments into the callable's declared types
-    (enum members, dataclasses, models) where its hints ask for them.
+    (enum members, dataclasses, models) where its hints ask for them, and
+    ``plain`` turns a result of such a declared type back into values.
     """
 
     name: str
@@ -94,6 +95,7 @@ class Description:
     function: Callable[..., Any]
     check_result: bool = False
     convert: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    plain: Callable[[Any], Any] | None = None
 
     @property
     def summary(self) -> str:
@@ -229,13 +231,19 @@ def _from_callable(function: Callable[..., Any], name: str) -> Description:
     except PydanticUserError as exc:
         raise TypeError(f"binding {name!r}: {exc.message}") from None
     result: dict[str, Any] | None = None
+    plain: Callable[[Any], Any] | None = None
     if "return" in hints:
         returns = _awaited(hints["return"])
-        _in_value_model(returns, f"binding {name!r}: return type")
+        declared = _in_value_model(returns, f"binding {name!r}: return type")
         try:
-            result = TypeAdapter(returns).json_schema()
+            returned: Any = TypeAdapter(returns)
+            result = returned.json_schema()
         except PydanticUserError:  # e.g. a dict subclass: in the model, but no schema
             result = None
+        else:
+            if declared:  # models, dataclasses, enums: dumped into values
+                def plain(value: Any) -> Any:
+                    return _values(returned.dump_python(value, warnings=False))
     parameters.pop("title", None)
     properties = parameters.setdefault("properties", {})
     for key, schema in properties.items():
@@ -258,7 +266,19 @@ def _from_callable(function: Callable[..., Any], name: str) -> Description:
     return Description(
         name=name, identifier=identifier(name), doc=doc, parameters=parameters, result=result,
         params=tuple(params), explicit=False, function=function,
-        convert=convert if needs_conversion else None)
+        convert=convert if needs_conversion else None, plain=plain)
+
+
+def _values(value: Any) -> Any:
+    """A dumped result with its enum members as their values (as the
+    program passes them), containers walked."""
+    if isinstance(value, dict):
+        return {key: _values(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_values(item) for item in value]
+    if isinstance(value, enum.Enum) and not isinstance(value, int | str):
+        return _values(value.value)
+    return value
 
 
 def _awaited(hint: Any) -> Any:

@@ -5,9 +5,12 @@ and run(check=True) refuses a mistyped program before any guest starts."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import enum
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from tether import Binding, Runtime, Status
 from tether.demo import BINDINGS as DEMO
@@ -61,6 +64,34 @@ def test_a_javascript_program_sees_each_binding_described() -> None:
 
 
 @pytest.mark.parametrize("lang", ["python", "javascript"])
+class Sky(enum.Enum):
+    CLEAR = "clear"
+    RAIN = "rain"
+
+
+@dataclasses.dataclass
+class Reading:
+    sky: Sky
+    raw: bytes
+
+
+class Weather(BaseModel):
+    city: str
+    readings: list[Reading]
+
+
+def test_a_binding_may_return_what_its_hints_declare(lang: str) -> None:
+    """As arguments are built into the declared models, dataclasses and
+    enums, a result of those types reaches the program as plain values."""
+    async def weather(city: str) -> Weather:
+        return Weather(city=city, readings=[Reading(Sky.RAIN, b"\x00")])
+
+    result = run("return await weather('Oslo')", language=lang,
+                 bindings={"weather": weather})
+    assert result.status is Status.OK, result.error
+    assert result.value == {"city": "Oslo", "readings": [{"sky": "rain", "raw": b"\x00"}]}
+
+
 def test_arguments_are_checked_before_the_binding_runs(lang: str) -> None:
     source = pick(lang, python="""
 out = []
