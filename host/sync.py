@@ -7,7 +7,7 @@ import os
 import threading
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .approvals import ApproveHook
 from .bindings import BindingsArg
@@ -18,7 +18,11 @@ from .remote import Launcher
 from .result import RunResult
 from .runtime import Runtime
 from .sandbox import Sandbox
+from .seccomp import SyscallFilter
 from .variables import RunSession
+
+if TYPE_CHECKING:
+    from .tracing import Tracing
 
 _T = TypeVar("_T")
 
@@ -52,9 +56,13 @@ class SyncRuntime:
         pool: PoolConfig | None = PoolConfig(),  # noqa: B008 - frozen, shared safely
         sandbox: Sandbox | str = Sandbox.AUTO,
         binding_threads: int = 32,
+        syscall_filter: SyscallFilter | None = SyscallFilter(),  # noqa: B008 - frozen
+        check: bool = False,
         python_packages: str | os.PathLike[str] | None = None,
         node_packages: str | os.PathLike[str] | None = None,
         preload: Sequence[str] = (),
+        approve: ApproveHook | None = None,
+        tracing: Tracing | None = None,
         launcher: Launcher | None = None,
     ) -> None:
         self._loop = asyncio.new_event_loop()
@@ -67,8 +75,10 @@ class SyncRuntime:
         async def make() -> Runtime:
             runtime = Runtime(limits=limits, env=env, python=python, node=node, pool=pool,
                               sandbox=sandbox, binding_threads=binding_threads,
+                              syscall_filter=syscall_filter, check=check,
                               python_packages=python_packages, node_packages=node_packages,
-                              preload=preload, launcher=launcher)
+                              preload=preload, approve=approve, tracing=tracing,
+                              launcher=launcher)
             await runtime.__aenter__()
             return runtime
 
@@ -134,6 +144,7 @@ class SyncRuntime:
             approve=approve, suspendable=suspendable))
 
     def resume(self, checkpoint: bytes, value: Any = None, *, bindings: BindingsArg = None,
+               sandbox: Sandbox | str | None = None,
                on_event: Callable[[RunEvent], object] | None = None,
                approve: ApproveHook | None = None) -> RunResult:
         """``Runtime.resume``, blocking."""
@@ -141,7 +152,8 @@ class SyncRuntime:
             if self._closed:
                 raise RuntimeError("this SyncRuntime is closed")
         return self._call(self.runtime.resume(checkpoint, value, bindings=bindings,
-                                              on_event=on_event, approve=approve))
+                                              sandbox=sandbox, on_event=on_event,
+                                              approve=approve))
 
     def session(self, variables: Mapping[str, Any] | None = None, *,
                 language: str = "python", bindings: BindingsArg = None,

@@ -30,6 +30,21 @@ def test_a_run_with_a_sync_and_an_async_binding() -> None:
     assert result.value == 30
 
 
+def test_it_takes_every_argument_the_runtime_takes() -> None:
+    """state.md: ``SyncRuntime`` takes the Runtime's arguments."""
+    import inspect
+
+    from tether import Runtime
+
+    runtime = set(inspect.signature(Runtime).parameters)
+    assert runtime - set(inspect.signature(SyncRuntime).parameters) == set()
+    run_options = set(inspect.signature(Runtime.resume).parameters)
+    assert run_options - set(inspect.signature(SyncRuntime.resume).parameters) == set()
+    with SyncRuntime(pool=PoolConfig(size=0), check=True, approve=None) as rt:
+        assert rt.runtime.check_before_run
+        assert rt.run("return 1").value == 1
+
+
 def test_two_threads_at_once() -> None:
     started = threading.Barrier(2)
 
