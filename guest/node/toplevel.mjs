@@ -23,7 +23,8 @@ export function topLevel(code, options) {
   let tree;
   try {
     tree = parse(code, { ecmaVersion: 'latest', sourceType: 'script' });
-  } catch {
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) throw err; // acorn missing, say: not the program's
     return { code, inserted: [] };
   }
   const outer = tree.body[0].expression; // the function of the scope's names
