@@ -5,14 +5,29 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 pytest.importorskip("agents", reason="the openai-agents extra is not installed")
 
-from agents import Agent, FunctionTool, RunConfig, Runner, function_tool
+from agents import (
+    Agent,
+    FunctionTool,
+    RunConfig,
+    RunContextWrapper,
+    Runner,
+    ToolGuardrailFunctionOutput,
+    ToolInputGuardrailData,
+    ToolInputGuardrailTripwireTriggered,
+    ToolOutputGuardrailData,
+    function_tool,
+    tool_input_guardrail,
+    tool_output_guardrail,
+)
 from agents.items import ModelResponse
 from agents.models.interface import Model
 from agents.usage import Usage
@@ -31,8 +46,9 @@ class Scripted(Model):
     """Calls run_code with each program in turn, then answers "done"; keeps
     the tools it was offered and the tool outputs it read."""
 
-    def __init__(self, programs: list[str]) -> None:
+    def __init__(self, programs: list[str], *, raw: bool = False) -> None:
         self.programs = programs
+        self.raw = raw  # the programs are run_code's whole arguments, as sent
         self.offered: list[Any] = []
         self.outputs: list[str] = []
 
@@ -47,7 +63,7 @@ class Scripted(Model):
             code = self.programs.pop(0)
             item: Any = ResponseFunctionToolCall(
                 type="function_call", call_id=f"call_{len(self.outputs)}", name="run_code",
-                arguments=json.dumps({"code": code}))
+                arguments=code if self.raw else json.dumps({"code": code}))
         else:
             item = ResponseOutputMessage(
                 id="msg", type="message", role="assistant", status="completed",
@@ -62,10 +78,11 @@ def function_tools(tools: Tools) -> list[FunctionTool]:
     return [function_tool(f) for f in tools.functions()]
 
 
-def play(programs: list[str], tool: FunctionTool) -> tuple[Scripted, Any]:
-    model = Scripted(programs)
+def play(programs: list[str], tool: FunctionTool, *, raw: bool = False,
+         context: Any = None) -> tuple[Scripted, Any]:
+    model = Scripted(programs, raw=raw)
     agent = Agent(name="a", instructions="Use run_code.", model=model, tools=[tool])
-    result = asyncio.run(Runner.run(agent, "weather?",
+    result = asyncio.run(Runner.run(agent, "weather?", context=context,
                                     run_config=RunConfig(tracing_disabled=True)))
     return model, result
 
@@ -123,3 +140,162 @@ def test_code_mode_folds_an_agents_function_tools() -> None:
     asyncio.run(Runner.run(agent, "weather?", run_config=RunConfig(tracing_disabled=True)))
     assert [t.name for t in model.offered] == ["run_code"]
     assert model.outputs == [f"Printed:\nsky: overcast\nReturned: {RETURNED}"]
+
+
+def remover(ran: list[str], **options: Any) -> FunctionTool:
+    def remove(path: str) -> str:
+        """Remove a file."""
+        ran.append(path)
+        return f"removed {path}"
+
+    return function_tool(remove, **options)
+
+
+@tool_input_guardrail
+def no_root(data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
+    if json.loads(data.context.tool_arguments)["path"] == "/":
+        return ToolGuardrailFunctionOutput.reject_content("refused: not /")
+    return ToolGuardrailFunctionOutput.allow()
+
+
+CAUGHT = """
+try:
+    first = await remove(path="/")
+except BindingError as exc:
+    first = [exc.type, exc.message]
+return [first, await remove(path="tmp")]
+"""
+
+
+def test_a_tool_input_guardrail_refuses_a_call_before_the_tool_runs() -> None:
+    ran: list[str] = []
+    model, _ = play([CAUGHT], run_code_tool([remover(ran, tool_input_guardrails=[no_root])]))
+    assert ran == ["tmp"]
+    assert model.outputs == ['Returned: [["PermissionError", "refused: not /"], "removed tmp"]']
+
+
+def test_a_tool_output_guardrail_withholds_what_the_tool_returned() -> None:
+    @tool_output_guardrail
+    def not_root(data: ToolOutputGuardrailData) -> ToolGuardrailFunctionOutput:
+        if data.output == "removed /":
+            return ToolGuardrailFunctionOutput.reject_content("withheld")
+        return ToolGuardrailFunctionOutput.allow()
+
+    ran: list[str] = []
+    model, _ = play([CAUGHT], run_code_tool([remover(ran, tool_output_guardrails=[not_root])]))
+    assert ran == ["/", "tmp"]
+    assert model.outputs == ['Returned: [["PermissionError", "withheld"], "removed tmp"]']
+
+
+def test_a_guardrail_tripwire_ends_the_agent_run_as_it_would_without_tether() -> None:
+    @tool_input_guardrail
+    def trip(data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
+        return ToolGuardrailFunctionOutput.raise_exception()
+
+    ran: list[str] = []
+    with pytest.raises(ToolInputGuardrailTripwireTriggered):
+        play([CAUGHT], run_code_tool([remover(ran, tool_input_guardrails=[trip])]))
+    assert ran == []
+
+
+def test_a_tools_timeout_bounds_the_calls_a_program_makes() -> None:
+    async def slow() -> str:
+        """Takes its time."""
+        await asyncio.sleep(10)
+        return "finished late"
+
+    started = time.monotonic()
+    model, _ = play(["return await slow()"], run_code_tool([function_tool(slow, timeout=0.2)]))
+    assert time.monotonic() - started < 8
+    assert model.outputs == ['Returned: "Tool \'slow\' timed out after 0.2 seconds."']
+
+
+def test_a_disabled_tool_is_neither_described_nor_callable() -> None:
+    ran: list[str] = []
+    model = Scripted(['return await remove(path="/")'])
+    agent = code_mode(Agent(name="a", model=model,
+                            tools=[*function_tools(Tools()), remover(ran, is_enabled=False)]))
+    asyncio.run(Runner.run(agent, "go", run_config=RunConfig(tracing_disabled=True)))
+    (offered,) = model.offered
+    assert "def remove" not in offered.description
+    assert "def get_weather" in offered.description
+    (output,) = model.outputs
+    assert output.startswith("The program was not run")
+    assert ran == []
+
+
+def test_is_enabled_is_asked_with_the_runs_context_at_each_call() -> None:
+    def once(context: RunContextWrapper[dict[str, bool]]) -> str:
+        """Works once."""
+        context.context["used"] = True
+        return "worked"
+
+    def unused(context: RunContextWrapper[dict[str, bool]], agent: Any) -> bool:
+        return not context.context["used"]
+
+    program = """
+first = await once()
+try:
+    second = await once()
+except BindingError as exc:
+    second = exc.type
+return [first, second]
+"""
+    tool = run_code_tool([function_tool(once, is_enabled=unused)])
+    model, _ = play([program, "return await once()"], tool, context={"used": False})
+    first, second = model.outputs
+    assert first == 'Returned: ["worked", "PermissionError"]'
+    assert second.startswith("The program was not run")
+
+
+def test_bad_arguments_come_back_to_the_model_and_the_run_goes_on() -> None:
+    arguments = ['{"code": "return 1"', json.dumps({"source": "return 1"})]
+    model, result = play(arguments, run_code_tool(function_tools(Tools())), raw=True)
+    assert result.final_output == "done"
+    assert len(model.outputs) == 2
+    assert all(output.startswith('run_code takes {"code": str}') for output in model.outputs)
+
+
+def test_parameters_with_defaults_may_be_left_out() -> None:
+    def search(query: str, limit: int = 2) -> list[str]:
+        """Search documents."""
+        return [f"{query} {i}" for i in range(limit)]
+
+    model, _ = play(['return await search(query="tether")'],
+                    run_code_tool([function_tool(search)]))
+    assert model.outputs == ['Returned: ["tether 0", "tether 1"]']
+
+
+class Weather(BaseModel):
+    temp: int
+    sky: str
+
+
+def get_weather(city: str) -> Weather:
+    """The weather now in a city."""
+    return Weather(temp=6, sky="overcast")
+
+
+def test_a_tool_returning_a_pydantic_model_gives_the_program_its_json() -> None:
+    model, _ = play(['return (await get_weather(city="Oslo"))["sky"]'],
+                    run_code_tool([function_tool(get_weather)]))
+    assert model.outputs == ['Returned: "overcast"']
+
+
+def test_a_tools_output_schema_describes_what_it_returns() -> None:
+    tool = run_code_tool([function_tool(get_weather, output_type=Weather)])
+    assert "-> Any" not in tool.description
+    model, _ = play(['w = await get_weather(city="Oslo")\nreturn w["temp"] + 1'], tool)
+    assert model.outputs == ["Returned: 7"]
+
+
+def test_a_parameter_defaulting_to_none_may_be_left_out() -> None:
+    # The SDK's strict schema drops a None default and requires the
+    # parameter (null standing for "not given").
+    def search(query: str, limit: int | None = None) -> str:
+        """Search documents."""
+        return f"{query} {limit}"
+
+    model, _ = play(['return [await search(query="a"), await search(query="b", limit=1)]'],
+                    run_code_tool([function_tool(search)]))
+    assert model.outputs == ['Returned: ["a None", "b 1"]']

@@ -3,9 +3,14 @@ agent's other function tools.
 
 ``Agent(..., tools=[run_code_tool([get_weather, get_population])])``, or
 ``code_mode(agent)`` for an agent that has them already: the model sees one
-tool described by the tools' own schemas; each call the
-program makes goes through the tool's ``on_invoke_tool``, with the run's
-context. A program runs to its end, so it cannot stop for the SDK's
+tool described by the tools' own schemas; each call the program makes goes
+the way the SDK's run loop takes a tool call, with the run's context: the
+tool's ``is_enabled``, its input guardrails, ``invoke_function_tool`` (so
+its timeout and failure handling apply), then its output guardrails. A
+guardrail's rejection reaches the program as a ``BindingError`` of type
+``PermissionError`` carrying the guardrail's message; a tripwire (or any
+other SDK exception that would end the run) ends the agent's run once the
+program stops. A program runs to its end, so it cannot stop for the SDK's
 interrupt-and-resume approvals: a tool whose ``needs_approval`` asks for one
 goes to ``approve(name, arguments)`` instead, and without it (or when it
 says no) the program gets a ``BindingError`` of type ``PermissionError``.
@@ -17,10 +22,21 @@ import inspect
 import itertools
 import json
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
-from agents import Agent, FunctionTool, RunContextWrapper
+from agents import (
+    Agent,
+    AgentsException,
+    FunctionTool,
+    RunContextWrapper,
+    ToolInputGuardrailData,
+    ToolInputGuardrailTripwireTriggered,
+    ToolOutputGuardrailData,
+    ToolOutputGuardrailTripwireTriggered,
+)
+from agents.tool import invoke_function_tool
 from agents.tool_context import ToolContext
+from pydantic_core import to_jsonable_python
 
 from tether.host import Binding, Limits, Runtime
 
@@ -38,22 +54,43 @@ def run_code_tool(tools: Sequence[FunctionTool], *, runtime: Runtime | None = No
     """A FunctionTool named ``run_code`` whose programs may call ``tools``.
     ``runtime`` runs them (default: a Runtime per call); each is type-checked
     first, and a program that fails the check, or ends without a value,
-    gives the model the reason as the tool's output."""
+    gives the model the reason as the tool's output. A tool whose
+    ``is_enabled`` is False is left out; a callable ``is_enabled`` is asked
+    at each run (a tool it disables is not among the program's functions)
+    and again at each call."""
+    offered = [tool for tool in tools if tool.is_enabled is not False]
     counter = itertools.count()
 
-    def bindings(context: ToolContext[Any]) -> list[Binding]:
-        return [_binding(tool, context, approve, counter) for tool in tools]
-
     async def invoke(context: ToolContext[Any], arguments: str) -> str:
-        code = json.loads(arguments)["code"]
-        result = await _common.run(runtime, code, bindings(context), language=language,
-                                   limits=limits)
+        code = _code(arguments)
+        if code is None:
+            return _BAD_ARGUMENTS
+        enabled = [tool for tool in offered if await _enabled(tool, context)]
+        ended: list[AgentsException] = []
+        bindings = [_binding(tool, context, approve, counter, ended) for tool in enabled]
+        result = await _common.run(runtime, code, bindings, language=language, limits=limits)
+        if ended:
+            raise ended[0]
         return _common.report(result)
 
-    described = [_binding(tool, None, None, counter) for tool in tools]
+    described = [_binding(tool, None, None, counter, []) for tool in offered]
     return FunctionTool(name=_common.RUN_CODE,
                         description=_common.description(runtime, described, language, limits),
                         params_json_schema=_common.CODE_SCHEMA, on_invoke_tool=invoke)
+
+
+#: What the model reads back when run_code's arguments are not ``{"code": str}``.
+_BAD_ARGUMENTS = ('run_code takes {"code": str}: a JSON object whose "code" is the '
+                 "program's source. Call it again with that.")
+
+
+def _code(arguments: str) -> str | None:
+    try:
+        parsed = json.loads(arguments)
+    except ValueError:
+        return None
+    code = parsed.get("code") if isinstance(parsed, dict) else None
+    return code if isinstance(code, str) else None
 
 
 def code_mode(agent: Agent[Any], *, runtime: Runtime | None = None,
@@ -69,9 +106,20 @@ def code_mode(agent: Agent[Any], *, runtime: Runtime | None = None,
 
 
 def _binding(tool: FunctionTool, context: ToolContext[Any] | None, approve: Approve | None,
-             counter: itertools.count[int]) -> Binding:
+             counter: itertools.count[int], ended: list[AgentsException]) -> Binding:
+    """``tool`` as a binding; ``ended`` collects the SDK exceptions that end
+    the agent's run (after one, the program's further calls fail too)."""
+    parameters = _defaults_optional(tool.params_json_schema)
+    nullable = _nullable(parameters) if tool.strict_json_schema else []
+
     async def call(**arguments: Any) -> Any:
         assert context is not None
+        # A strict schema's nullable arguments are sent as null when not given.
+        arguments = {**dict.fromkeys(nullable), **arguments}
+        if ended:
+            raise ended[0]
+        if not await _enabled(tool, context):
+            raise PermissionError(f"{tool.name} is not enabled")
         raw = json.dumps(arguments)
         if not await _approved(tool, context, arguments, approve):
             raise PermissionError(f"{tool.name} needs approval, and it was not given")
@@ -79,10 +127,86 @@ def _binding(tool: FunctionTool, context: ToolContext[Any] | None, approve: Appr
                              tool_call_id=f"{context.tool_call_id}:{next(counter)}",
                              tool_arguments=raw, agent=context.agent,
                              run_config=context.run_config)
-        return await tool.on_invoke_tool(nested, raw)
+        try:
+            output = await _guarded(tool, nested, raw)
+        except AgentsException as exc:
+            ended.append(exc)
+            raise
+        return to_jsonable_python(output, bytes_mode="utf8")
 
     return Binding(name=tool.name, description=tool.description,
-                   parameters=tool.params_json_schema, function=call)
+                   parameters=parameters,
+                   result=tool.output_json_schema, function=call)
+
+
+async def _guarded(tool: FunctionTool, context: ToolContext[Any], raw: str) -> Any:
+    """The call as the SDK's run loop makes it: input guardrails, the tool
+    (with its timeout), output guardrails. A rejection raises
+    PermissionError with the guardrail's message (what the model would
+    have read); a tripwire raises the SDK's exception."""
+    agent = cast(Agent[Any], context.agent)
+    for check in tool.tool_input_guardrails or ():
+        verdict = await check.run(ToolInputGuardrailData(context=context, agent=agent))
+        if verdict.behavior["type"] == "raise_exception":
+            raise ToolInputGuardrailTripwireTriggered(guardrail=check, output=verdict)
+        if verdict.behavior["type"] == "reject_content":
+            raise PermissionError(verdict.behavior["message"])
+    output = await invoke_function_tool(function_tool=tool, context=context, arguments=raw)
+    for guard in tool.tool_output_guardrails or ():
+        verdict = await guard.run(ToolOutputGuardrailData(context=context, agent=agent,
+                                                          output=output))
+        if verdict.behavior["type"] == "raise_exception":
+            raise ToolOutputGuardrailTripwireTriggered(guardrail=guard, output=verdict)
+        if verdict.behavior["type"] == "reject_content":
+            raise PermissionError(verdict.behavior["message"])
+    return output
+
+
+def _defaults_optional(schema: Any) -> Any:
+    """``schema`` with every property that has a ``default`` left out of
+    its object's ``required`` (the SDK's strict schemas list them all)."""
+    if isinstance(schema, list):
+        return [_defaults_optional(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    copied = {key: _defaults_optional(value) for key, value in schema.items()}
+    properties, required = copied.get("properties"), copied.get("required")
+    if isinstance(properties, dict) and isinstance(required, list):
+        copied["required"] = [name for name in required
+                               if not (isinstance(properties.get(name), dict)
+                                       and "default" in properties[name])]
+    return copied
+
+
+def _nullable(parameters: dict[str, Any]) -> list[str]:
+    """The required parameters that may be null, made optional in
+    ``parameters`` with a default of null: the SDK's strict schemas drop a
+    ``None`` default and require the parameter, where null means not given."""
+    properties = parameters.get("properties", {})
+    names = [name for name in parameters.get("required", ())
+             if isinstance(properties.get(name), dict) and _may_be_null(properties[name])]
+    if names:
+        for name in names:
+            properties[name] = {**properties[name], "default": None}
+        parameters["required"] = [name for name in parameters["required"]
+                                  if name not in names]
+    return names
+
+
+def _may_be_null(schema: dict[str, Any]) -> bool:
+    kind = schema.get("type")
+    return (kind == "null" or (isinstance(kind, list) and "null" in kind)
+            or any(isinstance(option, dict) and _may_be_null(option)
+                   for option in schema.get("anyOf", ())))
+
+
+async def _enabled(tool: FunctionTool, context: ToolContext[Any]) -> bool:
+    """The tool's ``is_enabled``, asked as the SDK asks it."""
+    enabled = tool.is_enabled
+    if isinstance(enabled, bool):
+        return enabled
+    answer = enabled(context, cast(Agent[Any], context.agent))
+    return bool(await answer if inspect.isawaitable(answer) else answer)
 
 
 async def _approved(tool: FunctionTool, context: RunContextWrapper[Any],
