@@ -3,6 +3,7 @@ scripted Model (smolagents' model interface, answering without a network)."""
 
 from __future__ import annotations
 
+import datetime
 import threading
 from typing import Any
 
@@ -61,15 +62,27 @@ class Scripted(Model):
                            content=f"Thought: go.\n<code>\n{step}</code>")
 
 
-def play(steps: list[str]) -> tuple[Any, Scripted, TetherExecutor]:
+@tool
+def get_temperature(city: str) -> int:
+    """The temperature now in a city, in degrees Celsius.
+
+    Args:
+        city: the city's name
+    """
+    calls.append(("get_temperature", city))
+    return {"Oslo": 6, "Bergen": 8}[city]
+
+
+def play(steps: list[str], tools: list[Any] | None = None,
+         **arguments: Any) -> tuple[Any, Scripted, TetherExecutor]:
     calls.clear()
     both.reset()
     model = Scripted(steps)
     executor = TetherExecutor(pool=None)
-    agent = CodeAgent(tools=[get_weather, get_population], model=model, executor=executor,
-                      max_steps=4)
+    agent = CodeAgent(tools=[get_weather, get_population] if tools is None else tools,
+                      model=model, executor=executor, max_steps=4)
     try:
-        return agent.run("weather?"), model, executor
+        return agent.run("weather?", **arguments), model, executor
     finally:
         agent.cleanup()
 
@@ -101,9 +114,9 @@ def test_state_carries_between_steps_as_values() -> None:
 
 
 def test_sync_calls_are_awaited_in_place() -> None:
-    code = 'x = get_weather(city="Oslo")\ndef f():\n    return get_weather(city="x")\n'
+    code = 'x = get_weather(city="Oslo")\nf = lambda: get_weather(city="x")\n'
     assert awaited(code, {"get_weather"}) == (
-        'x = (await get_weather(city="Oslo"))\ndef f():\n    return get_weather(city="x")\n')
+        'x = (await get_weather(city="Oslo"))\nf = lambda: get_weather(city="x")\n')
     assert awaited("await get_weather(city='a')", {"get_weather"}) == (
         "await get_weather(city='a')")
 
@@ -122,3 +135,64 @@ def test_a_managed_agent_is_a_binding_on_the_host() -> None:
     finally:
         manager.cleanup()
     assert "42 apples" in answer
+
+
+def test_carried_variables_outside_the_value_model_are_dropped_and_the_step_runs() -> None:
+    when = datetime.date(2024, 1, 1)
+    answer, _, executor = play(["final_answer(city)\n"], tools=[],
+                               additional_args={"city": "Oslo", "when": when})
+    assert answer == "Oslo"
+    assert executor.dropped == {"when": "$: date is outside the value model"}
+    assert executor.state["when"] is when  # kept, but not carried into the program
+
+
+def test_an_executor_given_a_variable_outside_the_value_model_drops_it() -> None:
+    executor = TetherExecutor(pool=None)
+    try:
+        executor.send_tools({})
+        executor.send_variables({"city": "Oslo", "when": datetime.date(2024, 1, 1),
+                                 "not a name": 1})
+        output = executor("print(city)\ncity * 2\n")
+    finally:
+        executor.cleanup()
+    assert (output.output, output.logs) == ("OsloOslo", "Oslo\n")
+    assert sorted(executor.dropped) == ["not a name", "when"]
+
+
+def test_a_generator_of_tool_calls_becomes_a_list() -> None:
+    step = 'total = sum(get_temperature(c) for c in ["Oslo", "Bergen"])\nfinal_answer(total)\n'
+    assert awaited(step, {"get_temperature", "final_answer"}) == (
+        'total = sum([(await get_temperature(c)) for c in ["Oslo", "Bergen"]])\n'
+        '(await final_answer(total))\n')
+    assert awaited("x = list((f(y) for y in z))", {"f"}) == (
+        "x = list(([(await f(y)) for y in z]))")
+    answer, _, _ = play([step], tools=[get_temperature])
+    assert answer == 14
+    assert calls == [("get_temperature", "Oslo"), ("get_temperature", "Bergen")]
+
+
+def test_helper_functions_that_call_tools_become_async() -> None:
+    step = ("def mean(cities):\n"
+            "    return sum(temperature(c) for c in cities) / len(cities)\n"
+            "def temperature(city):\n"
+            "    return get_temperature(city)\n"
+            'final_answer(mean(["Oslo", "Bergen"]))\n')
+    assert awaited(step, {"get_temperature", "final_answer"}) == (
+        "async def mean(cities):\n"
+        "    return sum([(await temperature(c)) for c in cities]) / len(cities)\n"
+        "async def temperature(city):\n"
+        "    return (await get_temperature(city))\n"
+        '(await final_answer((await mean(["Oslo", "Bergen"]))))\n')
+    answer, _, _ = play([step], tools=[get_temperature])
+    assert answer == 7
+
+
+def test_a_helper_used_other_than_by_a_call_is_left_as_it_is() -> None:
+    # Made async, it would break where it is passed as a value; the check
+    # then reports the call it cannot await.
+    step = ("def temperature(city):\n"
+            "    return get_temperature(city)\n"
+            "print(sorted(cities, key=temperature))\n"
+            "def twice(city):\n"
+            "    return 2 * temperature(city)\n")
+    assert awaited(step, {"get_temperature"}) == step

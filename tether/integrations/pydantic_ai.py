@@ -7,12 +7,16 @@ functions; the program it writes runs in a fresh tether guest, and each
 call it makes goes through the agent's own tool machinery (argument
 validation, retries, dependencies, capability hooks). A program that fails
 the check before the run, or ends in an error, comes back to the model as a
-retry; nothing ran for the first.
+retry; nothing ran for the first. Only function tools are folded: tools
+that need approval, or are deferred, stay ordinary tools, so the agent's
+``DeferredToolRequests`` flow still handles them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -70,6 +74,12 @@ class _TetherToolset(WrapperToolset[Any]):
 
     def _folds(self, tool: ToolsetTool[Any]) -> bool:
         definition = tool.tool_def
+        # A tool that needs approval ("unapproved") or whose result comes
+        # from outside the run ("external") ends the run with
+        # DeferredToolRequests when called: the agent's flow, which a call
+        # from a program cannot take. They stay ordinary tools.
+        if definition.kind != "function":
+            return False
         if definition.tool_kind in _NATIVE_KINDS or definition.unless_native:
             return False
         if (definition.metadata or {}).get("code_arg_name"):  # itself runs code
@@ -106,7 +116,10 @@ class _TetherToolset(WrapperToolset[Any]):
         # validation, retries and the agent's capability hooks apply to each.
         manager = ToolManager(toolset=self.wrapped, root_capability=parent.root_capability,
                               ctx=ctx, tools=tool.folded)
-        bindings = [replace(binding, function=_dispatcher(manager, binding.name))
+        # Calls of sequential tools (or every call, in a run in sequential
+        # mode) run alone, as pydantic-ai runs a model's calls.
+        order = _Order(every_call_alone=parent.get_parallel_execution_mode() == "sequential")
+        bindings = [replace(binding, function=_dispatcher(manager, binding.name, order))
                     for binding in _declarations(tool.folded)]
         capability = self.capability
         result = await _common.run(capability.runtime, tool_args["code"], bindings,
@@ -128,13 +141,61 @@ def _unset(**arguments: Any) -> Any:
     raise RuntimeError("described only")
 
 
-def _dispatcher(manager: ToolManager[Any], name: str) -> Any:
+class _Order:
+    """One program's tool calls, in the order they arrive: a call of a
+    sequential tool (a barrier) starts once every call before it has
+    ended, and the calls after it once it has; others overlap freely.
+    pydantic-ai orders a model's calls so (``sequential=True``, and the
+    run-scoped ``parallel_execution_mode('sequential')``)."""
+
+    def __init__(self, *, every_call_alone: bool = False) -> None:
+        self.every_call_alone = every_call_alone
+        self._running: set[asyncio.Event] = set()  # since the last barrier
+        self._barrier: asyncio.Event | None = None
+        self._ending: set[asyncio.Task[None]] = set()
+
+    @asynccontextmanager
+    async def turn(self, alone: bool) -> AsyncIterator[None]:
+        ended = asyncio.Event()
+        before = [self._barrier] if self._barrier is not None else []
+        if alone or self.every_call_alone:
+            before += self._running
+            self._running, self._barrier = set(), ended
+        else:
+            self._running.add(ended)
+        try:
+            for event in before:
+                await event.wait()
+        except BaseException:
+            # Cancelled while waiting: those after it still wait for those
+            # before it.
+            task = asyncio.get_running_loop().create_task(_end_after(before, ended))
+            self._ending.add(task)
+            task.add_done_callback(self._ending.discard)
+            raise
+        try:
+            yield
+        finally:
+            ended.set()
+            self._running.discard(ended)
+            if self._barrier is ended:
+                self._barrier = None
+
+
+async def _end_after(before: list[asyncio.Event], ended: asyncio.Event) -> None:
+    for event in before:
+        await event.wait()
+    ended.set()
+
+
+def _dispatcher(manager: ToolManager[Any], name: str, order: _Order) -> Any:
     counter = iter(range(1 << 62))
 
     async def call(**arguments: Any) -> Any:
         part = ToolCallPart(tool_name=name, args=arguments,
                             tool_call_id=f"tether_{name}_{next(counter)}")
-        returned = await manager.handle_call(part, wrap_validation_errors=False)
+        async with order.turn(manager.is_sequential(part)):
+            returned = await manager.handle_call(part, wrap_validation_errors=False)
         if isinstance(returned, ToolReturn):
             returned = returned.return_value
         return to_jsonable_python(returned, bytes_mode="utf8")

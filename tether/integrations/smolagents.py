@@ -5,7 +5,9 @@ agents) on the host and the state between steps carried as values.
 The agent's prompt has the model call tools as plain functions
 (``get_weather(city="Oslo")``); tether's bindings are async, so in a
 program without ``await`` the executor awaits every such call
-(``(await get_weather(...))``, written in place, so line numbers hold). A
+(``(await get_weather(...))``, written in place, so line numbers hold),
+turns a generator expression holding one into a list comprehension, and
+makes a helper ``def`` that calls tools ``async`` where that is safe. A
 program that awaits may make calls at once with ``asyncio.gather``; there
 only whole-statement calls are awaited for it (see :func:`._awaited.awaited`).
 ``final_answer(...)`` ends the step with its argument as the answer. A
@@ -24,6 +26,7 @@ from typing import Any
 from smolagents.local_python_executor import CodeOutput, PythonExecutor
 
 from tether.host import Limits, SyncRuntime
+from tether.host.variables import prepare_variables
 
 from . import _common
 from ._awaited import FINAL_ANSWER, awaited
@@ -46,7 +49,8 @@ class TetherExecutor(PythonExecutor):  # type: ignore[misc]  # smolagents is unt
     :class:`tether.SyncRuntime` the executor runs on (``pool``,
     ``sandbox``, ``python_packages``, ``preload``...). ``state`` holds the
     variables carried from one step to the next (values only: spec §6; the
-    others are dropped, and listed in ``dropped``). A step that ends with a
+    others are dropped, and listed in ``dropped`` with the reason, whether
+    the agent sent them or a step left them). A step that ends with a
     bare expression gives its value, as smolagents' own executor does.
     ``cleanup()`` (which the agent calls) closes the Runtime.
     """
@@ -67,17 +71,37 @@ class TetherExecutor(PythonExecutor):  # type: ignore[misc]  # smolagents is unt
     def __call__(self, code_action: str) -> CodeOutput:
         answer: list[Any] = []
         bindings = [_binding(name, tool, answer) for name, tool in self._tools.items()]
-        carried = {k: v for k, v in self.state.items() if k not in self._tools}
+        carried, dropped = self._carried()
         result = self._runtime.run(awaited(code_action, set(self._tools)), bindings=bindings,
                                    limits=self.limits, check=True, variables=carried,
                                    last_expression=True)
         self.state.update(result.variables or {})
-        self.dropped = dict(result.dropped_variables)
+        self.dropped = {**dropped, **result.dropped_variables}
         if answer:
             return CodeOutput(output=answer[0], logs=result.output, is_final_answer=True)
         if not result.ok:
             raise RuntimeError(_common.failure_text(result))
         return CodeOutput(output=result.value, logs=result.output, is_final_answer=False)
+
+    def _carried(self) -> tuple[dict[str, Any], dict[str, str]]:
+        """The state to carry into a step (not the tools' names), and why
+        each variable left out is: one the value model or the names it
+        allows leave out (the agent's ``additional_args`` may hold dates,
+        images, frames...) would otherwise fail every step."""
+        limits = self.limits or self._runtime.runtime.limits
+        carried, dropped = {}, {}
+        for name, value in self.state.items():
+            if name in self._tools:
+                continue
+            try:
+                prepare_variables({name: value}, self._tools, limits)
+            except (TypeError, ValueError) as exc:
+                # As a run gives the reason: "$: date is outside the value model".
+                reason = str(exc).removeprefix(f"variable {name!r}")
+                dropped[name] = reason.lstrip(": ") or "is not a value"
+            else:
+                carried[name] = value
+        return carried, dropped
 
     def cleanup(self) -> None:
         """Close the Runtime (its warm guests and its thread)."""
