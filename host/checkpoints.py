@@ -7,17 +7,25 @@ answers with one), the run ends with status ``suspended`` and a
 and declarations, limits, variables and the call log. ``Runtime.resume``
 runs the program again from the start in a new guest and answers its calls
 from the log, in order, without calling any binding; the call that
-suspended gets the value given to ``resume``, and from there the run is
-live. A program that calls anything else than the log says (another
-binding, other arguments) ends with status ``error`` and a
-``ResumeDiverged`` error, and nothing is executed for it.
+suspended gets the value given to ``resume``, and once the program has made
+every call of the log the run is live. Calls that were still in flight when
+the run suspended are in the log, unanswered: on resume they run live (their
+binding is called), in their place. A program that calls anything else than
+the log says (another binding, other arguments), or ends before it has made
+every call of the log, ends with status ``error`` and a ``ResumeDiverged``
+error, and nothing is executed for the call that differed.
 
 The contract: the program must be deterministic up to the suspension point
 (given the same answers, it makes the same calls). Output printed before
 that point is not shown again (the suspended run's result had it): the
 resumed run's output starts where the suspended one stopped. The cost is
 the program's own work up to that point, done again; the calls cost a
-lookup each.
+lookup each. A resumed run that ends before that point (it diverged, failed
+or met a limit) is no continuation: its result has all it printed.
+
+Format 2 added the in-flight calls and ``suspended``, the mark of the call
+that suspended; format 1 (answered calls, then the call that suspended) is
+still read.
 """
 
 from __future__ import annotations
@@ -33,7 +41,9 @@ from tether.codec import Call, CallError, ErrorCode, Result
 from .events import Observer
 from .limits import Limits
 
-FORMAT = 1
+#: The checkpoint format written; ``Checkpoint.decode`` reads these.
+FORMAT = 2
+READABLE = (1, 2)
 
 
 class Suspend(Exception):
@@ -60,7 +70,8 @@ class LoggedCall:
     kwargs: dict[str, Any]
     value: Any = None
     error: dict[str, Any] | None = None  # {"code", "type", "message"}
-    answered: bool = False
+    answered: bool = False  # else in flight when the run suspended: runs live on resume
+    suspended: bool = False  # the call that suspended the run
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +84,7 @@ class Checkpoint:
     limits: dict[str, Any]
     variables: dict[str, Any] | None
     last_expression: bool
-    calls: list[LoggedCall]  # the last one is the call that suspended
+    calls: list[LoggedCall]  # in call order; one of them is the call that suspended
     reason: str = ""
 
     def encode(self) -> bytes:
@@ -95,13 +106,23 @@ class Checkpoint:
             raise TypeError("checkpoint must be bytes")
         try:
             raw = cbor2.loads(data)
-            if not isinstance(raw, dict) or raw.get("tether_checkpoint") != FORMAT:
-                raise CheckpointError("not a tether checkpoint (or of another format)")
+            if not isinstance(raw, dict) or "tether_checkpoint" not in raw:
+                raise CheckpointError("not a tether checkpoint")
+            version = raw["tether_checkpoint"]
+            if version not in READABLE:
+                raise CheckpointError(
+                    f"a tether checkpoint of format {version!r}; this version of tether "
+                    f"reads formats {', '.join(map(str, READABLE))}")
+            calls = [LoggedCall(**c) for c in raw["calls"]]
+            if version == 1 and calls:  # the call that suspended was the last
+                calls[-1].suspended = True
+            if sum(c.suspended for c in calls) != 1:
+                raise CheckpointError("not a valid checkpoint: it marks "
+                                      f"{sum(c.suspended for c in calls)} suspending calls")
             return cls(
                 source=raw["source"], language=raw["language"], bindings=raw["bindings"],
                 limits=raw["limits"], variables=raw["variables"],
-                last_expression=raw["last_expression"],
-                calls=[LoggedCall(**c) for c in raw["calls"]], reason=raw["reason"])
+                last_expression=raw["last_expression"], calls=calls, reason=raw["reason"])
         except CheckpointError:
             raise
         except Exception as exc:
@@ -119,6 +140,8 @@ class CallLog(Observer):
         self._by_id: dict[int, LoggedCall] = {}
 
     def call_started(self, call: Call) -> None:
+        if call.id in self._by_id:  # logged in its place by a replay already
+            return
         entry = LoggedCall(call.name, list(call.args), dict(call.kwargs))
         self.calls.append(entry)
         self._by_id[call.id] = entry
@@ -134,11 +157,14 @@ class CallLog(Observer):
             entry.error = result.error.to_wire()
 
     def suspended_at(self, call: Call) -> list[LoggedCall]:
-        """The log for a checkpoint: the answered calls, then ``call``.
-        Calls still in flight are left out (on resume they run live)."""
+        """The log for a checkpoint, in call order, ``call`` marked as the
+        one that suspended. The calls still in flight stay unanswered (on
+        resume they run live)."""
         entry = self._by_id.get(call.id)
-        answered = [c for c in self.calls if c.answered]
-        return [*answered, entry or LoggedCall(call.name, list(call.args), dict(call.kwargs))]
+        marked = LoggedCall(call.name, list(call.args), dict(call.kwargs), suspended=True)
+        calls = [dataclasses.replace(c, suspended=True) if c is entry else c
+                 for c in self.calls]
+        return calls if entry is not None else [*calls, marked]
 
 
 @dataclass(slots=True)
@@ -152,11 +178,14 @@ class Replay:
 
     @property
     def replaying(self) -> bool:
-        """Whether the run is still before the suspension point."""
+        """Whether the run is still before the suspension point: some call
+        of the log is still to be made."""
         return self.position < len(self.calls)
 
-    def answer(self, call: Call) -> Result | str:
-        """The logged answer to ``call``, or why the program diverged."""
+    def answer(self, call: Call) -> Result | str | None:
+        """The logged answer to ``call``, None when it is to run live (it
+        was in flight when the run suspended; it is logged here, in its
+        place), or why the program diverged."""
         expected = self.calls[self.position]
         if (call.name, list(call.args), dict(call.kwargs)) != \
                 (expected.name, expected.args, expected.kwargs):
@@ -164,17 +193,27 @@ class Replay:
                     f"{_shown(expected.args, expected.kwargs)}; the program called "
                     f"{call.name}() with {_shown(call.args, call.kwargs)}")
         self.position += 1
-        self.log.calls.append(expected)
-        if self.position == len(self.calls):  # the call that suspended
-            answered = LoggedCall(expected.name, expected.args, expected.kwargs,
-                                  value=self.value, answered=True)
-            self.log.calls[-1] = answered
+        if expected.suspended:
+            self.log.calls.append(LoggedCall(expected.name, expected.args, expected.kwargs,
+                                             value=self.value, answered=True))
             return Result(id=call.id, value=self.value)
+        if not expected.answered:
+            self.log.call_started(call)
+            return None
+        self.log.calls.append(expected)
         if expected.error is not None:
             error = expected.error
             return Result(id=call.id, error=CallError(
                 ErrorCode(error["code"]), error["type"], error["message"]))
         return Result(id=call.id, value=expected.value)
+
+    def ended_early(self, how: str) -> str:
+        """Why a program that ended (``how``: "returned", "failed (...)")
+        before making every call of the log diverged."""
+        expected = self.calls[self.position]
+        return (f"the program {how} after {self.position} of {len(self.calls)} logged "
+                f"calls; call {self.position + 1} of the log was {expected.name}() with "
+                f"{_shown(expected.args, expected.kwargs)}")
 
 
 def _shown(args: list[Any], kwargs: dict[str, Any]) -> str:

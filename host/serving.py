@@ -109,8 +109,7 @@ class BindingCalls:
 
     def call(self, call: Call) -> None:
         self.count += 1
-        if self._replay is not None and self._replay.replaying:
-            self._replayed(call)
+        if self._replay is not None and self._replay.replaying and self._replayed(call):
             return
         binding = self._bindings.get(call.name)
         refusal = self._refusal(call, binding)
@@ -144,13 +143,24 @@ class BindingCalls:
                              f"arguments exceed {limits.value_bytes} bytes")
         return None
 
-    def _replayed(self, call: Call) -> None:
+    def ended_early(self, how: str) -> str | None:
+        """Why a resumed run that ended (``how``) diverged, if it ended
+        before its suspension point."""
+        if self._replay is None or not self._replay.replaying:
+            return None
+        return self._replay.ended_early(how)
+
+    def _replayed(self, call: Call) -> bool:
+        """Answer ``call`` from the log; False when it is to run live."""
         assert self._replay is not None
         answer = self._replay.answer(call)
+        if answer is None:
+            return False
         if isinstance(answer, str):
             self._finish(Ending(Status.ERROR, RunError("ResumeDiverged", answer)))
         else:
             self._send(answer, None)
+        return True
 
     def _suspended(self, call: Call, suspend: Suspend) -> Ending | Result:
         """The run's end for a call that suspends it, or the call's refusal

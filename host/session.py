@@ -94,6 +94,9 @@ class Session:
         self._reader: Reader | None = None
         self._ending: asyncio.Future[Ending] | None = None
         self._output = CappedOutput(limits.output_bytes)
+        #: A resumed run's output before its suspension point: its result's
+        #: if it never gets there.
+        self._replayed_output = CappedOutput(limits.output_bytes)
         self._observer = observer
         self._clock = Clock()
         self._calls = BindingCalls(request.bindings, limits, self._conn, send=self._send,
@@ -301,7 +304,9 @@ class Session:
 
     def _on_output(self, output: Output) -> None:
         if self._calls.replaying:
-            return  # printed before the suspension point: shown by the suspended run
+            # Printed before the suspension point: shown by the suspended run.
+            self._replayed_output.add(output.stream.value, output.text)
+            return
         self._output.add(output.stream.value, output.text)
         if self._observer is not None:
             self._observer.output(output.stream.value, output.text)
@@ -309,10 +314,20 @@ class Session:
     def _on_done(self, done: Done) -> Ending:
         problem = None if done.variables is None else returned_variables_problem(
             done, self._conn.last_payload_size, self.limits.variables_bytes)
-        return done_ending(done, at_memory_limit=claims_out_of_memory(done) and
-                           self._launched.at_memory_limit(self.limits.memory_bytes,
-                                                          self.language),
-                           variables_problem=problem)
+        ending = done_ending(done, at_memory_limit=claims_out_of_memory(done) and
+                             self._launched.at_memory_limit(self.limits.memory_bytes,
+                                                            self.language),
+                             variables_problem=problem)
+        if ending.status in (Status.OK, Status.ERROR) and self._calls.replaying:
+            # A resumed run that ended before its suspension point took another way.
+            error = ending.error
+            how = "returned" if error is None else f"failed ({error.type}: {error.message})"
+            diverged = self._calls.ended_early(how)
+            assert diverged is not None
+            return Ending(Status.ERROR, RunError(
+                "ResumeDiverged", diverged, "" if error is None else error.traceback,
+                None if error is None else error.line), after_done=True)
+        return ending
 
     def _send(self, message: Message, payload: Payload | None = None) -> None:
         if self._reader is not None and (not self._finished
@@ -323,7 +338,10 @@ class Session:
 
     def _result(self, ending: Ending, wall_time: float, exit_code: int | None) -> RunResult:
         assert self._channel is not None
-        return assemble(ending, self._output, self._launched, Measured(
+        # A resumed run that ended before its suspension point is no
+        # continuation of the suspended one: all it printed.
+        output = self._replayed_output if self._calls.replaying else self._output
+        return assemble(ending, output, self._launched, Measured(
             wall_time=wall_time, cpu_seconds=self._cpu, calls=self._calls.count,
             bytes_in=self._channel.bytes_in, bytes_out=self._channel.bytes_out,
             exit_code=exit_code))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import cbor2
 import pytest
 
 import tether
@@ -330,6 +331,108 @@ def test_a_diverging_program_fails_and_runs_nothing(language: str) -> None:
     assert resumed.status == "error"
     assert resumed.error is not None and resumed.error.type == "ResumeDiverged"
     assert len(executed) == 1
+
+
+started: list[int] = []
+
+
+async def slow(x: int) -> int:
+    started.append(x)
+    await asyncio.sleep(0.3)
+    return x * 10
+
+
+async def ask_later(question: str) -> str:
+    await asyncio.sleep(0.2)
+    raise tether.Suspend(f"waiting for an answer to {question!r}")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_call_in_flight_at_the_suspension_runs_live_on_resume(language: str) -> None:
+    started.clear()
+    program = {
+        "python": "import asyncio\na, b = await asyncio.gather(slow(1), ask_manager('ok?'))\n"
+                  "return [a, b]",
+        "javascript": "const [a, b] = await Promise.all([slow(1), ask_manager('ok?')])\n"
+                      "return [a, b]",
+    }[language]
+    bindings = [slow, ask_manager]
+    first = run(program, language=language, bindings=bindings, suspendable=True)
+    assert first.status == "suspended" and first.checkpoint is not None
+    resumed = _go(_runtime().resume(first.checkpoint, "yes", bindings=bindings))
+    assert resumed.ok, resumed.error
+    assert resumed.value == [10, "yes"]
+    assert started == [1, 1]  # cut short by the suspension, then called again
+
+
+def test_a_call_answered_while_the_suspending_call_waited_keeps_its_place() -> None:
+    executed.clear()
+    program = ("import asyncio\n"
+               "a, b = await asyncio.gather(ask_later('ok?'), lookup('x'))\nreturn [a, b]")
+    bindings = [ask_later, lookup]
+    first = run(program, bindings=bindings, suspendable=True)
+    assert first.status == "suspended" and first.checkpoint is not None
+    assert executed == ["x"]
+    resumed = _go(_runtime().resume(first.checkpoint, "yes", bindings=bindings))
+    assert resumed.ok, resumed.error
+    assert resumed.value == ["yes", "X"]
+    assert executed == ["x"]  # answered from the log
+
+
+def test_a_checkpoint_of_the_first_format_still_resumes() -> None:
+    executed.clear()
+    bindings = [lookup, ask_manager]
+    first = run(SUSPENDING["python"], bindings=bindings, suspendable=True)
+    assert first.checkpoint is not None
+    raw = cbor2.loads(first.checkpoint)
+    raw["tether_checkpoint"] = 1  # no in-flight calls, the suspending one last
+    for call in raw["calls"]:
+        call.pop("suspended", None)
+    resumed = _go(_runtime().resume(cbor2.dumps(raw), "yes", bindings=bindings))
+    assert resumed.value == ["X", "yes", "Y"]
+    assert executed == ["x", "y"]
+    raw["tether_checkpoint"] = 99
+    with pytest.raises(ValueError, match="format 99"):
+        _go(_runtime().resume(cbor2.dumps(raw), "yes", bindings=bindings))
+
+
+BRANCHING = {
+    "python": "import os\nprint('start')\nif os.environ.get('BRANCH') == 'other':\n"
+              "    print('took the other branch')\n    return 'early'\n"
+              "if os.environ.get('BRANCH') == 'fail':\n    raise ValueError('no luck')\n"
+              "answer = await ask_manager('go?')\nprint('answer', answer)\nreturn answer",
+    "javascript": "console.log('start')\nif (process.env.BRANCH === 'other') {\n"
+                  "  console.log('took the other branch')\n  return 'early'\n}\n"
+                  "if (process.env.BRANCH === 'fail') throw new Error('no luck')\n"
+                  "const answer = await ask_manager('go?')\nconsole.log('answer', answer)\n"
+                  "return answer",
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_resumed_run_that_ends_before_the_suspension_point_diverged(language: str) -> None:
+    async def in_runtime(branch: str, checkpoint: bytes | None = None) -> RunResult:
+        async with Runtime(pool=None, env={"BRANCH": branch}) as rt:
+            if checkpoint is None:
+                return await rt.run(BRANCHING[language], language=language,
+                                    bindings=[ask_manager], suspendable=True)
+            return await rt.resume(checkpoint, "yes", bindings=[ask_manager])
+
+    first = asyncio.run(in_runtime("ask"))
+    assert first.status == "suspended" and first.checkpoint is not None
+    assert first.output == "start\n"
+    returned = asyncio.run(in_runtime("other", first.checkpoint))
+    assert returned.status == "error"
+    assert returned.error is not None and returned.error.type == "ResumeDiverged"
+    assert "returned after 0 of 1 logged calls" in returned.error.message
+    assert "ask_manager()" in returned.error.message
+    # Not a continuation of the suspended run: everything it printed.
+    assert returned.output == "start\ntook the other branch\n"
+    failed = asyncio.run(in_runtime("fail", first.checkpoint))
+    assert failed.status == "error"
+    assert failed.error is not None and failed.error.type == "ResumeDiverged"
+    assert "no luck" in failed.error.message
+    assert failed.output == "start\n"
 
 
 def test_an_approval_hook_can_suspend() -> None:
