@@ -122,7 +122,7 @@ class GuestProcess:
     #: The launcher's kill ran and ended (True: it succeeded): it runs once
     #: more when the guest is released. None: it did not run, or it hung.
     _killed: bool | None = field(default=None, repr=False)
-    #: What apply_limits last wrote, so that a run with the same limits writes nothing.
+    #: The rlimits apply_limits wrote (once, for the guest's run).
     _rlimits: tuple[object, ...] | None = field(default=None, repr=False)
     _cgroup_ceilings: tuple[int | None, int | None] | None = field(default=None, repr=False)
     #: The guest's /proc stat, opened with its limits (process.open_stat).
@@ -275,19 +275,23 @@ class GuestProcess:
             self.guest_pid = _first_child(self.child.pid)
         self.cgroup = _cgroup_for(self.guest_pid)
 
-    def apply_limits(self, language: str, limits: RunLimits) -> None:
+    def apply_limits(self, language: str, limits: RunLimits, *, ahead: bool = False) -> None:
         """The run's limits, between its HELLO and its RUN: rlimits on the
         guest (the program's processes inherit them) and the cgroup's
-        ceilings. A warm guest's are set while it waits (the pool's), and
-        only written again for a run whose limits differ. A remote guest sets
-        RUN's rlimits on itself (R-STDIO-5), and its engine's limits hold besides."""
+        ceilings. ``ahead``: the guest waits in a pool for a run whose
+        limits are not known yet: only the cgroup's ceilings are set (the
+        host writes them again for a run whose limits differ); its rlimits
+        are left as it started with them, because a hard limit lowered
+        ahead could not be raised for a run that needs more. A remote guest
+        sets RUN's rlimits on itself (R-STDIO-5), and its engine's limits
+        hold besides."""
         if self.remote is not None:
             return
         if self._stat_fd < 0:  # where the run's CPU time is read at its end
             self._stat_fd = open_stat(self.program_pid())
         rlimits = (language, limits.memory_bytes, limits.cpu_seconds, limits.open_files,
                    limits.file_bytes)
-        if self._rlimits != rlimits:
+        if not ahead and self._rlimits != rlimits:
             apply_rlimits(self.program_pid(), language, limits)
             self._rlimits = rlimits
         ceilings = (limits.memory_bytes, limits.processes)
@@ -501,9 +505,13 @@ def _read_info(fd: int) -> dict[str, object]:
 
 
 def apply_rlimits(pid: int, language: str, wire: RunLimits) -> None:
-    """Lower the guest's rlimits from outside (prlimit), between its HELLO and
+    """Set the guest's rlimits from outside (prlimit), between its HELLO and
     the RUN, so no program code runs unlimited even in a guest that cannot
-    limit itself. Node reserves far more address space than it uses, so it
+    limit itself. Each soft and hard limit becomes the run's own (RLIMIT_CPU's
+    hard one a second later), so the program cannot raise a soft limit past
+    it; at most the guest's hard limit as it started (the host's own: nothing
+    lowers a guest's rlimits before its run, GuestProcess.apply_limits).
+    Node reserves far more address space than it uses, so it
     gets RLIMIT_DATA instead, and --max-old-space-size for its heap.
     ``processes`` is not an rlimit here: RLIMIT_NPROC counts every process of
     the user (and root ignores it); the namespaces sandbox's pids cgroup

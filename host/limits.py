@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 
 from tether.codec import (
@@ -14,6 +15,17 @@ from tether.codec import (
 )
 
 MiB = 1024 * 1024
+#: The largest resource limit (``memory_bytes``, ``open_files``, ...): an
+#: rlimit is a signed 64-bit number to prlimit.
+MAX_RESOURCE = 2**62
+#: The largest ``cpu_seconds`` (about 317 years), and the most a huge
+#: ``timeout`` makes it: the kernel counts RLIMIT_CPU (its hard limit one
+#: more than ``cpu_seconds``) in nanoseconds, in 64 bits; past that it wraps
+#: around to a limit the program reaches at once.
+MAX_CPU_SECONDS = 10**10
+#: The fields that are resources (None: not limited).
+_RESOURCES = ("memory_bytes", "cpu_seconds", "open_files", "file_bytes", "processes",
+              "disk_bytes")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,12 +60,15 @@ class Limits:
     - ``max_depth``: nesting of values.
     - ``max_calls_in_flight``: concurrent binding calls; the guest queues more.
 
-    Resources (None: not limited), applied to the guest with rlimits and,
-    where cgroups are writable, a cgroup for the run's whole process tree:
+    Resources (None: not limited; else a whole number up to MAX_RESOURCE),
+    applied to the guest with rlimits, soft and hard alike (never above the
+    host process's own hard limit), and, where cgroups are writable, a
+    cgroup for the run's whole process tree:
 
     - ``memory_bytes``: address space (Python), V8 heap and RLIMIT_DATA (Node),
       and the cgroup's memory ceiling.
-    - ``cpu_seconds``: RLIMIT_CPU (None: ``timeout`` + 1).
+    - ``cpu_seconds``: RLIMIT_CPU (None: ``timeout`` + 1), at most
+      MAX_CPU_SECONDS.
     - ``open_files``: RLIMIT_NOFILE.
     - ``file_bytes``: RLIMIT_FSIZE, the largest file written.
     - ``processes``: processes and threads of the run (the cgroup's pids.max;
@@ -85,11 +100,20 @@ class Limits:
     approval_timeout: float = 3600.0
 
     def __post_init__(self) -> None:
-        for name in ("timeout", "kill_grace", "approval_timeout"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"Limits.{name} must be positive")
-        if self.call_timeout is not None and not self.call_timeout > 0:
-            raise ValueError("Limits.call_timeout must be positive or None")
+        for name in ("timeout", "kill_grace", "approval_timeout", "call_timeout"):
+            value = getattr(self, name)
+            if value is None and name == "call_timeout":
+                continue
+            if not (isinstance(value, (int, float)) and 0 < value <= sys.float_info.max):
+                raise ValueError(f"Limits.{name} must be a positive, finite number of seconds"
+                                 + (" or None" if name == "call_timeout" else ""))
+        for name in _RESOURCES:
+            value = getattr(self, name)
+            most = MAX_CPU_SECONDS if name == "cpu_seconds" else MAX_RESOURCE
+            if value is not None and not (isinstance(value, int) and not isinstance(value, bool)
+                                          and 0 <= value <= most):
+                raise ValueError(f"Limits.{name} must be an int in [0, {most}] or None "
+                                 "(not limited)")
         if self.output_bytes < 0 or self.raw_output_bytes < 0:
             raise ValueError("output limits must not be negative")
         if self.disk_bytes is not None and not self.disk_bytes > 0:
@@ -106,7 +130,7 @@ class Limits:
         ``variables_bytes`` too (spec §7.9)."""
         cpu = self.cpu_seconds
         if cpu is None:
-            cpu = math.ceil(self.timeout) + 1
+            cpu = min(math.ceil(self.timeout) + 1, MAX_CPU_SECONDS)
         return RunLimits(
             output_bytes=self.output_bytes,
             value_bytes=self.value_bytes,

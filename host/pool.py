@@ -121,8 +121,10 @@ class SpawnStarter:
                  limits: Limits, profile: Sandbox) -> None:
         """``command_for(workdir, warm)``: the guest's command line;
         ``limits``: those of the pool's runs that fix how a guest starts
-        (``disk_bytes``, Node's heap), and that a waiting guest takes ahead
-        of its run (which applies its own where they differ: host/session.py)."""
+        (``disk_bytes``, Node's heap), and whose cgroup ceilings a waiting
+        guest takes ahead of its run. Its rlimits are its run's to set
+        (host/session.py): lowered ahead, a hard limit could not be raised
+        again for a run that needs more."""
         self._command_for = command_for
         self._language = language
         self._limits = limits
@@ -132,7 +134,7 @@ class SpawnStarter:
         return await self._start(True, self._limits)
 
     def _prepare(self, launched: GuestProcess) -> None:
-        launched.apply_limits(self._language, self._limits.wire())
+        launched.apply_limits(self._language, self._limits.wire(), ahead=True)
 
     async def start_cold(self, limits: Limits) -> StartedGuest:
         return await self._start(False, limits)
@@ -238,7 +240,7 @@ class ForkStarter:
 
     def _prepare(self, launched: GuestProcess) -> None:
         launched.adopt_forked()
-        launched.apply_limits("python", self._limits.wire())
+        launched.apply_limits("python", self._limits.wire(), ahead=True)
 
     def idle(self) -> None:
         self._zygote.stop_when_unused()

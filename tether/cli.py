@@ -68,6 +68,16 @@ def _count(text: str) -> int | None:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number or none") from None
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive whole number")
+    return value
+
+
 def _human_size(n: int | None) -> str:
     if n is None:
         return "none"
@@ -153,7 +163,8 @@ def _parser() -> argparse.ArgumentParser:
                           help="names and one-line summaries only")
     doctor = commands.add_parser("doctor", help="what isolation this machine offers, and what "
                                  "each profile costs to start")
-    doctor.add_argument("--repeat", type=int, default=5, help="cold starts to time per profile")
+    doctor.add_argument("--repeat", type=_positive, default=5, metavar="N",
+                        help="cold starts to time per profile (default: %(default)s)")
     mcp = commands.add_parser("mcp", help="serve a run_code tool over MCP (pip install "
                               "tether[mcp])")
     mcp.add_argument("--bindings", action="append", default=[], metavar="MODULE:ATTR",

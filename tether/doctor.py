@@ -34,6 +34,8 @@ def _line(name: str, value: str) -> None:
 
 
 async def doctor(repeat: int) -> int:
+    if repeat < 1:  # each figure is a median of ``repeat`` starts
+        raise ValueError("repeat must be at least 1")
     support = detect()
     print("tether doctor")
     _line("python", f"{os.path.realpath(sys.executable)} ({platform.python_version()})")

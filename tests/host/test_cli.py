@@ -74,6 +74,14 @@ def test_timeout_flag() -> None:
         ["run", "examples/demo.py", "--bindings", "tether.demo"],
         ["run", "examples/demo.py", "--lang", "cobol"],
         ["run", "examples/demo.py", "--timeout", "-1"],
+        ["run", "-", "--timeout", "inf"],
+        ["run", "-", "--timeout", "nan"],
+        ["run", "-", "--call-timeout", "inf"],
+        ["run", "-", "--cpu-seconds", str(2**70)],
+        ["run", "-", "--memory", f"{2**40}G"],
+        ["run", "-", "--open-files", "-1"],
+        ["doctor", "--repeat", "0"],
+        ["doctor", "--repeat", "-3"],
     ],
 )
 def test_usage_errors_exit_2_with_one_line(args: list[str]) -> None:

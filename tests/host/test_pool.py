@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import resource
 import time
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,89 @@ def test_a_warm_guest_takes_the_limits_of_its_run(lang: str) -> None:
             return [first.value, second.value]
 
     assert asyncio.run(go()) == [200, 100]
+
+
+#: The program's own rlimits, as /proc/self/limits shows them (a forked
+#: Python guest has no /proc: it writes the rows itself).
+OWN_LIMITS = {
+    "python": "import resource\n"
+              "rows = {'Max cpu time': 'CPU', 'Max file size': 'FSIZE', 'Max open files': 'NOFILE',\n"
+              "        'Max address space': 'AS'}\n"
+              "return '\\n'.join(f'{row} ' + ' '.join(map(str, resource.getrlimit(\n"
+              "    getattr(resource, 'RLIMIT_' + name)))) for row, name in rows.items())",
+    "javascript": "return require('node:fs').readFileSync('/proc/self/limits', 'utf8')"}
+#: Their rows in /proc/self/limits.
+LIMIT_ROWS = {"Max cpu time": "cpu", "Max file size": "file", "Max open files": "files",
+              "Max address space": "memory"}
+
+
+def _own_limits(text: str) -> dict[str, tuple[str, str]]:
+    """The (soft, hard) limits of a program's /proc/self/limits."""
+    found = {}
+    for line in text.splitlines():
+        for row, name in LIMIT_ROWS.items():
+            if line.startswith(row):
+                soft, hard = line[len(row):].split()[:2]
+                found[name] = (soft, hard)
+    return found
+
+
+def test_a_run_gets_higher_limits_than_the_run_that_started_its_pool(lang: str) -> None:
+    """A guest waits in the pool with no run's limits, none lowered ahead:
+    a run gets exactly its own, however low those of the runs before it
+    were, and its hard limits are its own too (the program cannot raise its
+    soft limits past them)."""
+    low = Limits(open_files=64, file_bytes=1000, timeout=2, memory_bytes=256 << 20)
+
+    async def go() -> list[dict[str, tuple[str, str]]]:
+        async with Runtime(limits=low, pool=PoolConfig(size=2, prestart=(lang,))) as rt:
+            await until_ready(rt, 2)
+            first = await rt.run(OWN_LIMITS[lang], language=lang)
+            await until_ready(rt, 2)
+            second = await rt.run(OWN_LIMITS[lang], language=lang, limits=Limits(
+                open_files=200, file_bytes=5000, timeout=20, memory_bytes=256 << 20))
+            assert first.status is Status.OK and second.status is Status.OK
+            return [_own_limits(first.value), _own_limits(second.value)]
+
+    first, second = asyncio.run(go())
+    assert first["files"] == ("64", "64") and second["files"] == ("200", "200")
+    assert first["file"] == ("1000", "1000") and second["file"] == ("5000", "5000")
+    assert first["cpu"] == ("3", "4") and second["cpu"] == ("21", "22")  # SIGXCPU, then SIGKILL
+
+
+def test_a_forked_guest_gets_more_memory_than_the_run_that_started_its_pool() -> None:
+    """The first run for a language creates its pool; a later run asking for
+    more memory gets it, from a warm guest or one forked for it."""
+    source = "import resource\nreturn resource.getrlimit(resource.RLIMIT_AS)"
+
+    async def go(config: PoolConfig) -> list[Any]:
+        async with Runtime(limits=Limits(memory_bytes=256 << 20), pool=config) as rt:
+            first = await rt.run(source)
+            await asyncio.sleep(0.3)
+            second = await rt.run(source, limits=Limits(memory_bytes=1024 << 20))
+            await asyncio.sleep(0.3)
+            third = await rt.run(source)
+            return [first.value, second.value, third.value]
+
+    for config in (PoolConfig(), PoolConfig(size=0)):  # warm, and forked on demand
+        assert asyncio.run(go(config)) == [[256 << 20] * 2, [1024 << 20] * 2, [256 << 20] * 2]
+
+
+def test_a_run_without_a_limit_has_the_hosts_not_an_earlier_runs() -> None:
+    """``None`` leaves a resource as the host has it: not as a run before
+    it on the same pool set it."""
+    async def go() -> Any:
+        async with Runtime(limits=Limits(open_files=20),
+                           pool=PoolConfig(size=2, prestart=("python",))) as rt:
+            await until_ready(rt, 2)
+            await rt.run("return 1")
+            await until_ready(rt, 2)
+            result = await rt.run("import resource\n"
+                                  "return resource.getrlimit(resource.RLIMIT_NOFILE)",
+                                  limits=Limits(open_files=None))
+            return result.value
+
+    assert asyncio.run(go()) == list(resource.getrlimit(resource.RLIMIT_NOFILE))
 
 
 def test_idle_guests_are_let_go() -> None:

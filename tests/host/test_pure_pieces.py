@@ -19,6 +19,7 @@ from tether.codec import Call, Done, ErrorCode, Run, decode_payload, encode_payl
 from tether.host.bindings import prepare_bindings
 from tether.host.channel import channel_pair
 from tether.host.checkpoints import Checkpoint, LoggedCall
+from tether.host.limits import MAX_CPU_SECONDS, MAX_RESOURCE
 from tether.host.process import readable
 from tether.host.request import RunRequest
 from tether.host.serving import binding_error, result_for
@@ -54,6 +55,33 @@ def test_limits_on_the_wire(variables: bool) -> None:
     assert wire.variables_bytes == (1000 if variables else None)
     assert wire.problem() is None
     assert Limits(cpu_seconds=5).wire().cpu_seconds == 5
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("timeout", math.inf), ("timeout", math.nan), ("kill_grace", math.inf),
+    ("approval_timeout", math.inf), ("call_timeout", math.inf), ("timeout", 10**400),
+    ("memory_bytes", 2**70), ("cpu_seconds", 2**70), ("open_files", 2**70),
+    ("file_bytes", 2**70), ("processes", 2**70), ("disk_bytes", 2**70),
+    ("memory_bytes", -1), ("cpu_seconds", -1), ("open_files", -1), ("file_bytes", -1),
+    ("processes", -1), ("memory_bytes", 1.5e9), ("open_files", True),
+])
+def test_limits_refuse_what_no_run_could_apply(field: str, value: object) -> None:
+    """Infinite times, and resource limits an rlimit cannot hold (or that
+    would mean none at all: -1 is RLIM_INFINITY), are refused at once, with
+    the field named, not found out by the run."""
+    with pytest.raises(ValueError, match=rf"Limits\.{field}\b"):
+        Limits(**{field: value})
+
+
+def test_a_huge_timeout_gives_a_cpu_limit_the_kernel_can_hold() -> None:
+    """cpu_seconds follows the timeout, within what RLIMIT_CPU holds: the
+    kernel counts it (the hard limit one second more) in nanoseconds, in 64
+    bits."""
+    assert Limits(timeout=1e300).wire().cpu_seconds == MAX_CPU_SECONDS
+    assert (MAX_CPU_SECONDS + 1) * 10**9 < 2**64
+    with pytest.raises(ValueError, match=r"Limits\.cpu_seconds"):
+        Limits(cpu_seconds=MAX_CPU_SECONDS + 1)
+    assert Limits(memory_bytes=MAX_RESOURCE).wire().memory_bytes == MAX_RESOURCE
 
 
 @pytest.mark.parametrize(("value", "code"), [
@@ -113,7 +141,8 @@ def test_a_request_makes_its_run_and_its_checkpoint() -> None:
     run = request.run_message(request.wire_limits())
     assert isinstance(run, Run) and run.limits.variables_bytes == Limits().variables_bytes
     assert [b.name for b in run.bindings] == ["get"] and run.last_expression
-    calls = [LoggedCall("get", ["k"], {}, value="k", answered=True)]
+    calls = [LoggedCall("get", ["k"], {}, value="k", answered=True),
+             LoggedCall("get", ["later"], {}, suspended=True)]
     saved = Checkpoint.decode(request.checkpoint(calls, "later"))
     assert (saved.source, saved.language, saved.variables, saved.reason) == \
         ("return 1", "python", {"n": 1}, "later")
