@@ -138,6 +138,20 @@ class RunCgroup:
         for directory in set(self.dirs.values()):
             _write(directory / "cgroup.procs", str(pid))
 
+    @classmethod
+    def holding(cls, *pids: int) -> RunCgroup:
+        """A new group (named after the first pid) with ``pids`` in it; one
+        that cannot join (it has exited: a start cut short) leaves no group
+        and no descriptor behind."""
+        group = cls(group_name(pids[0]))
+        try:
+            for pid in pids:
+                group.add(pid)
+        except BaseException:
+            group.remove()
+            raise
+        return group
+
     def peak_memory(self) -> int | None:
         try:
             if self._peak_fd >= 0:

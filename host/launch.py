@@ -436,10 +436,7 @@ def _first_child(pid: int) -> int:
 def _cgroup_for(*pids: int) -> cgroups.RunCgroup | None:
     if cgroups.available().version is None:
         return None
-    group = cgroups.RunCgroup(cgroups.group_name(pids[0]))
-    for pid in pids:
-        group.add(pid)
-    return group
+    return cgroups.RunCgroup.holding(*pids)
 
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")

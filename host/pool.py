@@ -39,7 +39,7 @@ from .reader import STEP_BYTES, between_steps
 from .remote import Launcher, remote_connection
 from .sandbox import Sandbox
 from .tasks import Tasks
-from .zygote import Zygote, ZygoteError
+from .zygote import TemplateStopped, Zygote, ZygoteError
 
 #: How long a warm guest may take to say HELLO before it is given up.
 START_TIMEOUT = 30.0
@@ -224,7 +224,7 @@ class ForkStarter:
                     remove_tree(workdir)
                 raise
             guest = await until_hello(launched, workdir, self._prepare)
-        except OSError as exc:  # the host's own descriptors ran out: says nothing of forking
+        except (OSError, TemplateStopped) as exc:  # says nothing of forking (descriptors ran out)
             raise GuestStartError(str(exc)) from exc
         except (ZygoteError, GuestStartError) as exc:
             self._failures += 1

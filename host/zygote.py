@@ -48,6 +48,11 @@ class ZygoteError(Exception):
     """The template could not start or fork; the caller starts the guest cold."""
 
 
+class TemplateStopped(ZygoteError):
+    """The template was stopped (closed, or let go when idle) with the fork
+    still to come: it says nothing of whether forking works here."""
+
+
 class Zygote:
     def __init__(self, command_for: Callable[[str, str], GuestCommand], profile: Sandbox) -> None:
         """``command_for(workdir, mode)``: the template's command line."""
@@ -233,7 +238,7 @@ class Zygote:
                 asyncio.get_running_loop().remove_reader(launched.child.channel.fileno())
             for future in self._forks.values():
                 if not future.done():
-                    future.set_exception(ZygoteError("the template was stopped"))
+                    future.set_exception(TemplateStopped("the template was stopped"))
             self._forks.clear()
         workdir, self._workdir = self._workdir, None
         if launched is None:

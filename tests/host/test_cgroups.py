@@ -51,3 +51,19 @@ def test_a_killed_hosts_groups_are_swept_and_a_live_ones_kept() -> None:
             for name in (orphan, *kept):
                 if os.path.isdir(os.path.join(parent, name)):
                     os.rmdir(os.path.join(parent, name))
+
+
+def test_a_group_for_a_process_that_has_exited_leaves_nothing_behind() -> None:
+    """A start cut short (the Runtime closing) kills its guest before it
+    joins its group: the group is not left, nor its open files."""
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]) as alive:
+        groups = {p: set(os.listdir(p)) for p in _parents()}
+        descriptors = set(os.listdir("/proc/self/fd"))
+        with pytest.raises(OSError):
+            cgroups.RunCgroup.holding(alive.pid, gone.pid)
+        assert {p: set(os.listdir(p)) for p in _parents()} == groups
+        assert set(os.listdir("/proc/self/fd")) == descriptors
+        assert alive.wait(5) == -9  # what had joined is ended with the group
+
