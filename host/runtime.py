@@ -264,10 +264,12 @@ class Runtime:
         """Go on with a run that ended with status ``suspended``: its program
         runs again from the start in a new guest, its calls up to the
         suspension point are answered from the checkpoint's log (no binding
-        is called), the call that suspended returns ``value``, and the run
-        goes on live, with ``bindings`` (the same names as the suspended
-        run's) and suspendable again. A program that calls something else
-        than the log says ends with a ``ResumeDiverged`` error. Raises
+        is called; those still in flight when it suspended run live), the
+        call that suspended returns ``value``, and the run goes on live,
+        with ``bindings`` (the same names as the suspended run's) and
+        suspendable again. A program that calls something else than the log
+        says, or ends before its suspension point, ends with a
+        ``ResumeDiverged`` error. Raises
         :class:`~tether.host.checkpoints.CheckpointError` (a ValueError) for
         bytes that are no checkpoint, or bindings that are not the run's."""
         self._check_loop()
@@ -455,6 +457,8 @@ class Runtime:
 
     async def __aenter__(self) -> Runtime:
         self._check_loop()
+        if self._closed:  # its prestarted guests could never run
+            raise RuntimeError("this Runtime is closed")
         for language in self._pool_config.prestart:
             self._pool(language, self.limits, self.sandbox).refill()
         return self

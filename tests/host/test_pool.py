@@ -315,6 +315,20 @@ def test_a_warm_guest_that_died_is_skipped() -> None:
     assert asyncio.run(go()) == "fresh"
 
 
+def test_a_closed_runtime_cannot_be_entered_again() -> None:
+    async def go() -> None:
+        rt = Runtime(pool=PoolConfig(size=1, prestart=("python",)))
+        async with rt:
+            pass
+        before = _children()
+        with pytest.raises(RuntimeError, match="closed"):
+            await rt.__aenter__()
+        await asyncio.sleep(0.2)
+        assert _children() - before == set()  # nothing started for it
+
+    asyncio.run(go())
+
+
 def test_without_a_pool_every_guest_starts_cold() -> None:
     started = ("import os\n"
                "ticks = int(open('/proc/self/stat').read().rsplit(')', 1)[1].split()[19])\n"
