@@ -8,6 +8,7 @@ line numbers are untouched.
 """
 
 from __future__ import annotations
+import __future__
 
 import ast
 import inspect
@@ -81,7 +82,9 @@ def compile_program(source: str, last_expression: bool = False) -> CodeType:
         last = tree.body[-1]
         tree.body[-1] = ast.copy_location(ast.Return(value=last.value), last)
     _rewrite_returns(tree.body)
-    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    # Annotations stay text: the type names of the bindings' declarations
+    # (``list[Hit]``) are for reading, not defined in the guest.
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT | __future__.annotations.compiler_flag
     code: CodeType = compile(tree, FILENAME, "exec", flags=flags, dont_inherit=True)
     if code.co_flags & inspect.CO_ASYNC_GENERATOR:
         raise SyntaxError("'yield' outside function", (FILENAME, 1, 0, "", 1, 0))

@@ -382,6 +382,18 @@ def test_the_programs_globals_are_its_main_module() -> None:
     assert result.value == ["P", "Q", True]
 
 
+def test_annotations_are_not_evaluated() -> None:
+    """A program may annotate with the type names of the bindings'
+    declarations (``list[Hit]``), which exist only in the text the model
+    reads: annotations are kept as text, as under ``from __future__ import
+    annotations``."""
+    source = ("def best(hits: list[Hit]) -> Hit:\n    return hits[0]\n"
+              "found: list[Hit] = [{'name': 'a'}]\nreturn best(found)['name']")
+    result = run(source)
+    assert result.status is Status.OK, result.error
+    assert result.value == "a"
+
+
 def test_module_semantics_for_globals() -> None:
     source = "from math import *\ncount = 0\ndef bump():\n    global count\n    count += 1\n" \
              "bump(); bump()\nreturn [count, floor(pi)]"
