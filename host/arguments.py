@@ -87,8 +87,9 @@ class ArgumentCheck:
             return kwargs
         if len(args) == 1 and not kwargs and isinstance(args[0], dict):
             return dict(args[0])
-        raise TypeError(f"{self._name}() takes its arguments by keyword, or as one "
-                        f"{'object' if args else 'dict'}")
+        # The guest's language is unknown here: both words.
+        raise TypeError(f"{self._name}() takes its arguments by keyword, or as one dict "
+                        f"(an object in JavaScript)")
 
     def _validate(self, arguments: dict[str, Any]) -> None:
         try:
@@ -162,9 +163,38 @@ class ArgumentCheck:
 def _first_error(validator: Any, instance: Any) -> str | None:
     for error in validator.iter_errors(instance):
         path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.instance_path)
-        message: str = error.message.replace(_MARKER_JSON, "bytes")  # the marker stays secret
-        return (f" argument {path[1:]!r}: " if path else ": ") + message
+        return (f" argument {path[1:]!r}: " if path else ": ") + _plain(error)
     return None
+
+
+def _plain(error: Any) -> str:
+    """The error's message, in the words a type error would use where the
+    bytes marker (an implementation detail, and secret) is involved."""
+    if error.instance == _MARKER:  # bytes where a text is declared
+        if f'{{"const":{_MARKER_JSON}}} is not allowed' in error.message:
+            return 'bytes is not of type "string"'
+    elif f"{_MARKER_JSON} was expected" in error.message:  # something else where bytes are
+        return f"{_value_text(error.instance)} is not of type \"bytes\""
+    message: str = error.message.replace(_MARKER_JSON, "bytes")  # the marker stays secret
+    return message
+
+
+def _value_text(value: Any) -> str:
+    try:
+        return json.dumps(_unmarked(value), ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _unmarked(value: Any) -> Any:
+    """The value with ``"bytes"`` for the marker, to show it."""
+    if value == _MARKER:
+        return "bytes"
+    if isinstance(value, dict):
+        return {k: _unmarked(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unmarked(v) for v in value]
+    return value
 
 
 def _clip(message: str) -> str:

@@ -3,25 +3,34 @@
 ty (Astral's checker, the one pydantic's Monty uses) was chosen over mypy
 and basedpyright: it answers a check in a fresh process faster than the
 others do warm, so nothing needs to stay running (bench/README.md has the
-figures). The program is written, indented, as the body of an async
-function after ``from __tether_bindings__ import *``; line and column are
-mapped back to the program's own.
+figures). The program is first parsed as the guest compiles it: a syntax
+error is then the only problem reported, as the guest would say it. Then it
+is written, indented, as the body of an async function after ``from
+__tether_bindings__ import *``; line and column are mapped back to the
+program's own.
 """
 
 from __future__ import annotations
 
+import ast
 import asyncio
+import io
+import json
+import os
 import re
+import sys
 import tempfile
+import tokenize
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from . import stubs_python
 from .description import Description
 from .result import RunError
 
-_PRELUDE = "from __tether_bindings__ import *\nasync def __tether_program__():\n"
-_LINES_BEFORE = _PRELUDE.count("\n")
+_PRELUDE = "from __tether_bindings__ import *\n"
+_FUNCTION = "async def __tether_program__():\n"
 _INDENT = "    "
 _GUEST_NAMES = '''
 
@@ -49,26 +58,164 @@ def stubs(descriptions: Iterable[Description], variables: Sequence[str] = ()) ->
 def wrap(source: str, variables: Sequence[str] = ()) -> str:
     """The program as a function body; its variables are the module's
     globals there, as in the guest (one more line before the program)."""
-    body = "".join(_INDENT + line if line.strip() else line
-                   for line in source.splitlines(keepends=True))
-    names = f"{_INDENT}global {', '.join(variables)}\n" if variables else ""
-    return (_PRELUDE + names + (body if body.strip() else _INDENT + "pass")
-            + f"\n{_INDENT}pass\n")
+    return "".join(text for text, _, _ in _layout(source, variables))
 
 
-def parse(output: str, source: str, variables: Sequence[str] = ()) -> tuple[RunError, ...]:
+def _layout(source: str, variables: Sequence[str]) -> list[tuple[str, int, int]]:
+    """The checked file's lines: (text, the program's line or 0, columns added).
+
+    Top-level ``from x import *`` lines go to module level (a function may
+    not hold one), right after the bindings' import as in the guest, leaving
+    a blank line in their place. Lines that continue a multi-line string
+    keep their text: indenting them would change the string."""
+    lines = source.splitlines(keepends=True)
+    hoisted, in_string = _star_imports(source, lines), _string_lines(source)
+    layout = [(_PRELUDE, 0, 0)]
+    layout += [(lines[n - 1].strip() + "\n", n, 0) for n in sorted(hoisted)]
+    layout.append((_FUNCTION, 0, 0))
+    if variables:
+        layout.append((f"{_INDENT}global {', '.join(variables)}\n", 0, 0))
+    for n, line in enumerate(lines, 1):
+        if n in hoisted:
+            layout.append((line[len(line.rstrip("\r\n")):] or "\n", n, 0))
+        elif n in in_string or not line.strip():
+            layout.append((line, n, 0))
+        else:
+            layout.append((_INDENT + line, n, len(_INDENT)))
+    if lines and not lines[-1].endswith(("\n", "\r")):
+        layout.append(("\n", 0, 0))
+    layout.append((f"{_INDENT}pass\n", 0, 0))
+    return layout
+
+
+def _star_imports(source: str, lines: list[str]) -> set[int]:
+    """The lines that are a top-level ``from x import *`` and nothing else."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    return {node.lineno for node in tree.body
+            if isinstance(node, ast.ImportFrom) and [a.name for a in node.names] == ["*"]
+            and node.end_lineno == node.lineno
+            and ast.get_source_segment(source, node) == lines[node.lineno - 1].strip()}
+
+
+def _string_lines(source: str) -> set[int]:
+    """The lines that begin inside a string (one written over several lines)."""
+    inside: set[int] = set()
+    starts: list[int] = []
+    fstring_start = getattr(tokenize, "FSTRING_START", None)
+    fstring_end = getattr(tokenize, "FSTRING_END", None)
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type == tokenize.STRING:
+                inside.update(range(token.start[0] + 1, token.end[0] + 1))
+            elif token.type == fstring_start:
+                starts.append(token.start[0])
+            elif token.type == fstring_end and starts:
+                inside.update(range(starts.pop() + 1, token.end[0] + 1))
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return inside
+
+
+def syntax_error(source: str) -> RunError | None:
+    """The program's syntax error as the guest compiles it (top-level
+    ``await`` and ``return`` allowed), read by this interpreter."""
+    try:
+        ast.parse(source, "<program>")
+    except SyntaxError as e:
+        return _syntax_error(type(e).__name__, e.msg, e.lineno, e.offset, source)
+    except ValueError as e:  # a NUL byte in the source
+        return RunError(type="SyntaxError", message=str(e), line=1, column=1)
+    return None
+
+
+_PARSE = """\
+import ast, json, sys
+try:
+    ast.parse(sys.stdin.read(), "<program>")
+except SyntaxError as e:
+    print(json.dumps([type(e).__name__, e.msg, e.lineno, e.offset]))
+except ValueError as e:
+    print(json.dumps(["SyntaxError", str(e), 1, 1]))
+"""
+
+
+async def _guest_syntax_error(python: str, source: str) -> RunError | None:
+    """:func:`syntax_error` as the guests' interpreter reads the program (it
+    may know syntax this one does not)."""
+    if os.path.realpath(python) == os.path.realpath(sys.executable):
+        return syntax_error(source)
+    process = await asyncio.create_subprocess_exec(
+        python, "-I", "-S", "-c", _PARSE, stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+    try:
+        out, _ = await process.communicate(source.encode())
+    finally:
+        if process.returncode is None:  # cancelled: the parser goes too
+            process.kill()
+            await process.wait()
+    try:
+        found = json.loads(out) if out.strip() else None
+    except ValueError:
+        return None
+    if not isinstance(found, list) or len(found) != 4:
+        return None
+    return _syntax_error(str(found[0]), str(found[1]), found[2], found[3], source)
+
+
+def _syntax_error(kind: str, message: str, line: Any, column: Any, source: str) -> RunError:
     last = max(1, len(source.splitlines()))
-    before = _LINES_BEFORE + (1 if variables else 0)
+    return RunError(type=kind, message=message,
+                    line=min(line, last) if isinstance(line, int) and line > 0 else 1,
+                    column=column if isinstance(column, int) and column > 0 else 1)
+
+
+#: ty's complaint that a value is not the TypedDict a parameter declares
+#: (the expected type, then the value's).
+_NOT_TYPED_DICT = re.compile(r"Expected `(.+?)`, found `(.+)`$"
+                             r"|declared type `(.+?)` on TypedDict `[^`]*`: value of type `(.+)`$")
+
+
+def _plain_dict_for_typed_dict(message: str, typed_dicts: frozenset[str]) -> bool:
+    """Whether ty refuses a plain dict (or a list of them) where a TypedDict
+    is declared: a dict held in a variable has the type ``dict[str, int]`` to
+    ty, never a TypedDict, though the guest passes it and the argument check
+    admits it. A dict written in the call is still checked key by key."""
+    m = _NOT_TYPED_DICT.search(message)
+    if m is None:
+        return False
+    expected, found = (m.group(1), m.group(2)) if m.group(1) is not None else (m.group(3),
+                                                                               m.group(4))
+    return "dict[" in found and any(name in typed_dicts
+                                    for name in re.findall(r"\w+", expected))
+
+
+def parse(output: str, source: str, variables: Sequence[str] = (),
+          typed_dicts: Iterable[str] = ()) -> tuple[RunError, ...]:
+    """ty's diagnostics, at the program's own lines and columns.
+    ``typed_dicts``: the stubs' TypedDict names (see
+    :func:`_plain_dict_for_typed_dict`)."""
+    last = max(1, len(source.splitlines()))
+    layout = _layout(source, variables)
+    names = frozenset(typed_dicts)
     found = []
     for m in _DIAGNOSTIC.finditer(output):
-        line, column = int(m.group(1)) - before, int(m.group(2))
-        if line < 1:  # the prelude: a program that cannot be read as a function body
+        kind, message = m.group(4), m.group(5)
+        if kind == "invalid-argument-type" and _plain_dict_for_typed_dict(message, names):
+            continue
+        index, column = int(m.group(1)) - 1, int(m.group(2))
+        line, added = layout[index][1:] if 0 <= index < len(layout) else (0, 0)
+        if line < 1:  # the wrapper's own lines: a program that cannot be read as a function body
             line, column = 1, 1
         else:
-            column = max(1, column - len(_INDENT))
-        found.append(RunError(type=m.group(4), message=m.group(5), line=min(line, last),
-                              column=column))
+            column = max(1, column - added)
+        found.append(RunError(type=kind, message=message, line=min(line, last), column=column))
     return tuple(found)
+
+
+_TYPED_DICT = re.compile(r"^class (\w+)\(TypedDict\)|^(\w+) = TypedDict\(", re.M)
 
 
 async def check(ty: str, python: str, source: str, descriptions: Iterable[Description],
@@ -76,9 +223,18 @@ async def check(ty: str, python: str, source: str, descriptions: Iterable[Descri
                 variables: Sequence[str] = ()) -> tuple[RunError, ...] | None:
     """The program's type errors (empty: none); None when ty could not say
     (it failed or took longer than ``timeout``)."""
+    try:
+        async with asyncio.timeout(timeout):
+            error = await _guest_syntax_error(python, source)
+    except (TimeoutError, OSError):
+        error = None
+    if error is not None:  # ty would say it in its own words, worse (the program is wrapped)
+        return (error,)
     with tempfile.TemporaryDirectory(prefix="tether-check-") as scratch:
         root = Path(scratch)
-        (root / "__tether_bindings__.pyi").write_text(stubs(descriptions, variables))
+        text = stubs(descriptions, variables)
+        typed_dicts = [a or b for a, b in _TYPED_DICT.findall(text)]
+        (root / "__tether_bindings__.pyi").write_text(text)
         (root / "program.py").write_text(wrap(source, variables))
         process = await asyncio.create_subprocess_exec(
             ty, "check", "--output-format", "concise", "--color", "never", "--no-progress",
@@ -95,4 +251,4 @@ async def check(ty: str, python: str, source: str, descriptions: Iterable[Descri
                 await process.wait()
         if process.returncode not in (0, 1):  # 2: ty's own failure
             return None
-        return parse(out.decode(errors="replace"), source, variables)
+        return parse(out.decode(errors="replace"), source, variables, typed_dicts)

@@ -237,13 +237,13 @@ def _from_callable(function: Callable[..., Any], name: str) -> Description:
         declared = _in_value_model(returns, f"binding {name!r}: return type")
         try:
             returned: Any = TypeAdapter(returns)
-            result = returned.json_schema()
+            result = returned.json_schema(mode="serialization")
         except PydanticUserError:  # e.g. a dict subclass: in the model, but no schema
             result = None
         else:
             if declared:  # models, dataclasses, enums: dumped into values
                 def plain(value: Any) -> Any:
-                    return _values(returned.dump_python(value, warnings=False))
+                    return _values(returned.dump_python(value, by_alias=True, warnings=False))
     parameters.pop("title", None)
     properties = parameters.setdefault("properties", {})
     for key, schema in properties.items():

@@ -8,6 +8,7 @@ check type-checks programs against it).
 
 from __future__ import annotations
 
+import builtins
 import keyword
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -40,9 +41,9 @@ class _Types:
         if name is not None:
             return self.expression(resolve(schema, root), root, name)
         if "const" in schema:
-            return f"Literal[{_literal(schema['const'])}]"
+            return _literals([schema["const"]])
         if "enum" in schema and isinstance(schema["enum"], list):
-            return f"Literal[{', '.join(_literal(v) for v in schema['enum'])}]"
+            return _literals(schema["enum"])
         options = alternatives(schema)
         if options is not None:
             return _union(self.expression(s, root, hint) for s in options)
@@ -79,7 +80,7 @@ class _Types:
         for field, sub in schema["properties"].items():
             text = self.expression(sub, root, name + type_name(field))
             fields.append((field, text if field in required else f"NotRequired[{text}]",
-                           schema_text(sub, root)))
+                           _about(sub, root)))
         if all(_is_name(f) for f, _, _ in fields):
             lines = [f"class {name}(TypedDict):"]
             doc = schema_text(schema, root)
@@ -99,11 +100,15 @@ class _Types:
 def render(descriptions: Iterable[Description]) -> str:
     """The stubs, as one Python module."""
     descriptions = list(descriptions)
-    types = _Types({d.identifier for d in descriptions} | {"Any", "Literal", "TypedDict",
-                                                         "NotRequired", "BindingError"})
+    types = _Types({d.identifier for d in descriptions} | _TAKEN)
     functions = [_function(d, types) for d in descriptions]
     parts = [HEADER, *types.classes, *functions]
     return "\n\n".join(part.rstrip("\n") for part in parts) + "\n"
+
+
+#: Names a TypedDict must not take: the header's, the guest's and Python's
+#: builtins (the check star-imports the stubs into the program's scope).
+_TAKEN = frozenset({"Any", "Literal", "TypedDict", "NotRequired", "BindingError", *dir(builtins)})
 
 
 def signature(description: Description) -> str:
@@ -131,7 +136,7 @@ def docstring(description: Description) -> str:
     """The description, then ``Args:`` and ``Returns:`` where they say anything."""
     root = description.parameters
     properties = root.get("properties", {})
-    args = [(p.name, schema_text(properties.get(p.name, {}), root)) for p in description.params]
+    args = [(p.name, _about(properties.get(p.name, {}), root)) for p in description.params]
     text = description.doc
     if any(about for _, about in args):
         text += "\n\nArgs:\n" + "\n".join(f"    {name}: {_one_line(about)}"
@@ -157,6 +162,10 @@ def _signature(description: Description, types: _Types) -> tuple[list[str], str]
     for param in description.params:
         schema = properties.get(param.name, {})
         hint = base + type_name(param.name)
+        if param.kind is not ParamKind.POSITIONAL_ONLY and not slash and any(
+                p.kind is ParamKind.POSITIONAL_ONLY for p in description.params):
+            parts.append("/")
+            slash = True
         if param.kind is ParamKind.VAR_POSITIONAL:
             item = resolve(schema, root).get("items", {}) if isinstance(schema, Mapping) else {}
             parts.append(f"*{param.name}: {types.expression(item, root, hint)}")
@@ -166,10 +175,6 @@ def _signature(description: Description, types: _Types) -> tuple[list[str], str]
             value = resolve(schema, root).get("additionalProperties", {})
             parts.append(f"**{param.name}: {types.expression(value, root, hint)}")
             continue
-        if param.kind is not ParamKind.POSITIONAL_ONLY and not slash and any(
-                p.kind is ParamKind.POSITIONAL_ONLY for p in description.params):
-            parts.append("/")
-            slash = True
         if param.kind is ParamKind.KEYWORD_ONLY and not star:
             parts.append("*")
             star = True
@@ -188,6 +193,32 @@ def _is_name(key: str) -> bool:
     return key.isidentifier() and not keyword.iskeyword(key)
 
 
+def _literals(values: list[Any]) -> str:
+    """``Literal[...]`` of the values; ``float`` for numbers where one is a
+    float (a float is no valid ``Literal``; the text lists the values)."""
+    floats = any(isinstance(v, float) for v in values)
+    kept = [v for v in values
+            if not (floats and isinstance(v, int | float) and not isinstance(v, bool))]
+    texts = [f"Literal[{', '.join(_literal(v) for v in kept)}]"] if kept else []
+    return _union([*texts, "float"] if floats else texts)
+
+
+def _about(schema: Any, root: Mapping[str, Any]) -> str:
+    """:func:`schema_text`, and the values of a float enumeration (its
+    type is only ``float``)."""
+    text = schema_text(schema, root)
+    target = resolve(schema, root) if isinstance(schema, Mapping) else schema
+    if not isinstance(target, Mapping):
+        return text
+    enum = target.get("enum")
+    values: list[Any] = enum if isinstance(enum, list) else (
+        [target["const"]] if "const" in target else [])
+    if not any(isinstance(v, float) for v in values):
+        return text
+    listed = "one of " + ", ".join(_literal(v) for v in values)
+    return f"{text} ({listed})" if text else listed
+
+
 def _literal(value: Any) -> str:
     return repr(value)  # JSON's scalars read the same in Python (None, True, 1.5, 'text')
 
@@ -203,6 +234,9 @@ def _one_line(text: str) -> str:
 
 def _docstring(text: str, indent: str) -> str:
     text = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    quote = len(text) - len(text.rstrip('"'))
+    if quote and (len(text) - quote - len(text[:-quote].rstrip("\\"))) % 2 == 0:
+        text = text[:-1] + '\\"'  # a last quote would run into the closing ones
     lines = text.split("\n")
     body = "\n".join((indent + line) if line.strip() else "" for line in lines[1:])
     if len(lines) == 1:

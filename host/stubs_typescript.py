@@ -29,6 +29,70 @@ from .identifiers import identifier
 
 _PLAIN_KEY = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 
+#: The global type names of the library the check compiles against (ES2023
+#: and @types/node; those of a capital letter: a type's name always has one).
+#: An interface of one of these names would merge with the global one, or make
+#: the declarations invalid: a type takes another name.
+_GLOBALS = frozenset({
+    "AbortController", "AbortSignal", "AggregateError", "AggregateErrorConstructor",
+    "AllowSharedBuffer", "Array", "ArrayBuffer", "ArrayBufferConstructor",
+    "ArrayBufferLike", "ArrayBufferTypes", "ArrayBufferView", "ArrayConstructor",
+    "ArrayIterator", "ArrayLike", "AsyncDisposable", "AsyncGenerator",
+    "AsyncGeneratorFunction", "AsyncGeneratorFunctionConstructor", "AsyncIterable",
+    "AsyncIterableIterator", "AsyncIterator", "AsyncIteratorObject", "Atomics", "Awaited",
+    "BigInt", "BigInt64Array", "BigInt64ArrayConstructor", "BigIntConstructor",
+    "BigIntToLocaleStringOptions", "BigUint64Array", "BigUint64ArrayConstructor", "Blob",
+    "Boolean", "BooleanConstructor", "Buffer", "BufferConstructor", "BufferEncoding",
+    "BuiltinIteratorReturn", "ByteLengthQueuingStrategy", "CallableFunction", "Capitalize",
+    "ClassAccessorDecoratorContext", "ClassAccessorDecoratorResult",
+    "ClassAccessorDecoratorTarget", "ClassDecorator", "ClassDecoratorContext",
+    "ClassFieldDecoratorContext", "ClassGetterDecoratorContext",
+    "ClassMemberDecoratorContext", "ClassMethodDecoratorContext",
+    "ClassSetterDecoratorContext", "CompressionStream", "ConcatArray", "Console",
+    "ConstructorParameters", "CountQueuingStrategy", "CustomEvent", "DOMException",
+    "DataView", "DataViewConstructor", "Date", "DateConstructor", "DecompressionStream",
+    "DecoratorContext", "DecoratorMetadata", "DecoratorMetadataObject", "Disposable",
+    "Error", "ErrorConstructor", "ErrorOptions", "EvalError", "EvalErrorConstructor",
+    "Event", "EventListenerOptions", "EventSource", "EventSourceInit", "EventTarget",
+    "Exclude", "Extract", "File", "FinalizationRegistry", "FinalizationRegistryConstructor",
+    "FlatArray", "Float32Array", "Float32ArrayConstructor", "Float64Array",
+    "Float64ArrayConstructor", "FormData", "Function", "FunctionConstructor", "Generator",
+    "GeneratorFunction", "GeneratorFunctionConstructor", "Global", "Headers", "IArguments",
+    "ImportAssertions", "ImportAttributes", "ImportCallOptions", "ImportMeta",
+    "InstanceType", "Int16Array", "Int16ArrayConstructor", "Int32Array",
+    "Int32ArrayConstructor", "Int8Array", "Int8ArrayConstructor", "Intl", "Iterable",
+    "IterableIterator", "Iterator", "IteratorObject", "IteratorResult",
+    "IteratorReturnResult", "IteratorYieldResult", "JSON", "Lowercase", "Map",
+    "MapConstructor", "MapIterator", "Math", "MessageEvent", "MessageEventInit",
+    "MethodDecorator", "NewableFunction", "NoInfer", "NodeJS", "NodeModule", "NodeRequire",
+    "NonNullable", "NonSharedBuffer", "Number", "NumberConstructor", "Object",
+    "ObjectConstructor", "Omit", "OmitThisParameter", "ParameterDecorator", "Parameters",
+    "Partial", "Pick", "Promise", "PromiseConstructor", "PromiseConstructorLike",
+    "PromiseFulfilledResult", "PromiseLike", "PromiseRejectedResult",
+    "PromiseSettledResult", "PropertyDecorator", "PropertyDescriptor",
+    "PropertyDescriptorMap", "PropertyKey", "ProxyConstructor", "ProxyHandler",
+    "QueuingStrategy", "RangeError", "RangeErrorConstructor",
+    "ReadableByteStreamController", "ReadableStream", "ReadableStreamBYOBReader",
+    "ReadableStreamBYOBRequest", "ReadableStreamDefaultController",
+    "ReadableStreamDefaultReader", "Readonly", "ReadonlyArray", "ReadonlyMap",
+    "ReadonlySet", "Record", "ReferenceError", "ReferenceErrorConstructor", "Reflect",
+    "RegExp", "RegExpConstructor", "RegExpExecArray", "RegExpIndicesArray",
+    "RegExpMatchArray", "RegExpStringIterator", "RelativeIndexable", "Request",
+    "RequestInit", "RequireResolve", "Required", "Response", "ResponseInit", "ReturnType",
+    "Set", "SetConstructor", "SetIterator", "SharedArrayBuffer",
+    "SharedArrayBufferConstructor", "String", "StringConstructor", "StringIterator",
+    "Symbol", "SymbolConstructor", "SyntaxError", "SyntaxErrorConstructor",
+    "TemplateStringsArray", "TextDecoderStream", "TextEncoderStream", "ThisParameterType",
+    "ThisType", "TransformStream", "TransformStreamDefaultController", "TypeError",
+    "TypeErrorConstructor", "TypedPropertyDescriptor", "URIError", "URIErrorConstructor",
+    "URL", "URLSearchParams", "Uint16Array", "Uint16ArrayConstructor", "Uint32Array",
+    "Uint32ArrayConstructor", "Uint8Array", "Uint8ArrayConstructor", "Uint8ClampedArray",
+    "Uint8ClampedArrayConstructor", "Uncapitalize", "Uppercase", "WeakKey", "WeakKeyTypes",
+    "WeakMap", "WeakMapConstructor", "WeakRef", "WeakRefConstructor", "WeakSet",
+    "WeakSetConstructor", "WebSocket", "WebSocketInit", "WritableStream",
+    "WritableStreamDefaultController", "WritableStreamDefaultWriter",
+})
+
 
 class _Types:
     def __init__(self, taken: set[str]) -> None:
@@ -101,14 +165,14 @@ class _Types:
 def render(descriptions: Iterable[Description]) -> str:
     """The declarations, as one ``.d.ts``."""
     descriptions = list(descriptions)
-    types = _Types({d.identifier for d in descriptions} | {"BindingError"})
+    types = _Types({d.identifier for d in descriptions} | {"BindingError"} | _GLOBALS)
     functions = [_function(d, types) for d in descriptions]
     return "\n\n".join([*types.interfaces, *functions]) + "\n"
 
 
 def signature(description: Description) -> str:
     """``(query: string, limit?: number): Promise<Hit[]>``, as the declarations write it."""
-    return _signature(description, _Types({description.identifier}))
+    return _signature(description, _Types({description.identifier} | _GLOBALS))
 
 
 def _function(description: Description, types: _Types) -> str:
@@ -129,6 +193,13 @@ def jsdoc(description: Description) -> str:
     returns = schema_text(description.result, description.result or {})
     if returns:
         tags.append(f"@returns {_comment(returns)}")
+    unreachable = [] if description.explicit else [
+        p.name for p in description.params if p.kind is ParamKind.KEYWORD_ONLY and p.required]
+    if unreachable:
+        names = ", ".join(f"`{name}`" for name in unreachable)
+        note = (f"Not callable from JavaScript: its required keyword-only parameter"
+                f"{'s' * (len(unreachable) > 1)} {names} cannot be passed from here.")
+        lines += ["", note] if lines else [note]
     if tags:
         lines += ["", *tags] if lines else tags
     if not lines:

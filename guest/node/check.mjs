@@ -55,8 +55,11 @@ function scopeNames(variables) {
 }
 
 // In JavaScript only what checkJs knows for sure: unknown names, argument
-// counts, and (from the declarations) wrong argument types.
-const JAVASCRIPT_CODES = new Set([2304, 2552, 2554, 2555, 2556, 2345, 2339, 2551, 2349]);
+// counts, and (from the declarations) wrong argument types; and TypeScript's
+// own syntax (types, generics, enum: "can only be used in TypeScript files"),
+// which the JavaScript guest cannot run.
+const JAVASCRIPT_CODES = new Set([2304, 2552, 2554, 2555, 2556, 2345, 2339, 2551, 2349,
+  8002, 8003, 8004, 8005, 8006, 8008, 8009, 8010, 8011, 8012, 8013, 8016, 8017]);
 // Diagnostics that say nothing about the program's correctness as tether runs it.
 const IGNORED = new Set([
   1375, // 'await' at the top level of a file needs a module: the program is a function body
@@ -81,6 +84,9 @@ const OPTIONS = {
   checkJs: true,
   noUnusedLocals: false,
   moduleResolution: ts.ModuleResolutionKind.Node10,
+  // The TypeScript guest strips types and transforms nothing: enum, namespace,
+  // parameter properties and the like are refused there, so here too (TS1294).
+  erasableSyntaxOnly: true,
   module: ts.ModuleKind.CommonJS,
 };
 

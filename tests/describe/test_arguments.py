@@ -174,3 +174,23 @@ def test_a_result_with_bytes_is_checked_too() -> None:
     assert asyncio.run(prepare_bindings([good])["good"].invoke([], {})) == {"data": b"x"}
     with pytest.raises(TypeError, match="result schema refuses"):
         asyncio.run(prepare_bindings([bad])["bad"].invoke([], {}))
+
+
+def test_bytes_where_text_is_declared_are_refused_in_plain_words() -> None:
+    async def f(name: str, names: list[str], data: bytes) -> Any:
+        return name
+
+    binding = prepare_bindings({"f": f})["f"]
+    for args, message in (
+            ([b"x", [], b""], "f() argument 'name': bytes is not of type \"string\""),
+            (["x", [b"y"], b""], "f() argument 'names[0]': bytes is not of type \"string\""),
+            (["x", [], "z"], "f() argument 'data': \"z\" is not of type \"bytes\"")):
+        with pytest.raises(TypeError) as info:
+            asyncio.run(binding.invoke(args, {}))
+        assert str(info.value) == message
+
+
+def test_an_explicit_binding_called_by_position_is_told_how_to_call_it() -> None:
+    assert refused("get_weather", "Oslo") == (
+        "get_weather() takes its arguments by keyword, or as one dict (an object in "
+        "JavaScript)")

@@ -4,14 +4,17 @@ are themselves valid code (checked by the real checkers)."""
 from __future__ import annotations
 
 import ast
+import enum
 import json
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, Literal
 
 import pytest
+from pydantic import BaseModel
 
 from tether.demo import BINDINGS as DEMO
 from tether.host import Limits, describe_bindings, prompt
@@ -124,3 +127,103 @@ def test_the_warm_checker_sees_each_checks_own_declarations(
         checker.stdin.flush()
         answers.append([d["code"] for d in json.loads(checker.stdout.readline())["diagnostics"]])
     assert answers == [[], [2304], [2345]]  # fine; f unknown; f wants a string
+
+
+def stubs_of(**functions: Any) -> str:
+    return prompt.declarations(describe_bindings(functions), "python")
+
+
+def declarations_of(**functions: Any) -> str:
+    return prompt.declarations(describe_bindings(functions), "typescript")
+
+
+def test_a_docstring_ending_in_a_quote_stays_valid_python(tmp_path: Path) -> None:
+    async def quote(x: int) -> int:
+        'Returns the "value"'
+        return x
+
+    stubs = stubs_of(quote=quote)
+    function = ast.parse(stubs).body[-1]
+    assert isinstance(function, ast.AsyncFunctionDef)
+    assert ast.get_docstring(function) == 'Returns the "value"'
+    assert ty_errors(stubs, tmp_path) == ""
+
+
+class Ratio(enum.Enum):
+    HALF = 0.5
+    MORE = 1.5
+
+
+def test_float_enumerations_render_as_float_with_their_values_in_the_text(
+        tmp_path: Path, checker: subprocess.Popen[str]) -> None:
+    async def scale(r: Ratio, by: Literal[2.5, 3] = 3) -> float:
+        """Scale."""
+        return float(r.value)
+
+    stubs = stubs_of(scale=scale)
+    assert "async def scale(r: float, by: float = 3) -> float:" in stubs, stubs
+    assert "r: one of 0.5, 1.5" in stubs and "by: one of 2.5, 3" in stubs, stubs
+    assert ty_errors(stubs, tmp_path) == ""
+    assert typescript_errors(checker, [declarations_of(scale=scale)]) == [[]]
+
+
+def test_a_positional_only_parameter_before_kwargs_keeps_its_slash(tmp_path: Path) -> None:
+    async def tag(item: str, /, **labels: str) -> dict[str, str]:
+        """Tag an item."""
+        return {"item": item, **labels}
+
+    async def spread(first: int, /, *rest: int) -> int:
+        """Add."""
+        return first
+
+    stubs = stubs_of(tag=tag, spread=spread)
+    assert "async def tag(item: str, /, **labels: str) -> dict[str, str]:" in stubs, stubs
+    assert "async def spread(first: int, /, *rest: int) -> int:" in stubs, stubs
+    assert ty_errors(stubs, tmp_path) == ""
+
+
+def test_a_required_keyword_only_parameter_is_said_to_be_out_of_javascripts_reach() -> None:
+    async def kwreq(*, name: str) -> str:
+        """Keyword-only required."""
+        return name
+
+    async def optional(a: int, *, verbose: bool = False) -> int:
+        """Optional keyword."""
+        return a
+
+    text = declarations_of(kwreq=kwreq, optional=optional)
+    assert ("/**\n * Keyword-only required.\n *\n * Not callable from JavaScript: its required "
+            "keyword-only parameter `name` cannot be passed from here.\n */\n"
+            "declare function kwreq(): Promise<string>;") in text, text
+    assert "/**\n * Optional keyword.\n */\ndeclare function optional(" in text, text
+
+
+class Response(BaseModel):
+    status: int
+
+
+class Record(BaseModel):
+    id: int
+
+
+class Promise(BaseModel):
+    when: str
+
+
+class Exception(BaseModel):  # named like the builtin, on purpose
+    code: int
+
+
+def test_types_named_like_a_global_get_a_name_of_their_own(
+        tmp_path: Path, checker: subprocess.Popen[str]) -> None:
+    async def handle(r: Response, rec: Record, p: Promise, e: Exception) -> Record:
+        """Handle."""
+        return rec
+
+    text = declarations_of(handle=handle)
+    for name in ("Response", "Record", "Promise"):
+        assert f"interface {name} " not in text and f"interface {name}_ {{" in text, text
+    assert typescript_errors(checker, [text]) == [[]]
+    stubs = stubs_of(handle=handle)
+    assert "class Exception_(TypedDict):" in stubs and "class Exception(" not in stubs, stubs
+    assert ty_errors(stubs, tmp_path) == ""
