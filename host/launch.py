@@ -185,7 +185,7 @@ class GuestProcess:
             # it (``podman run --rm`` after its container exited), where the
             # kill cannot see it; killed then, it leaves the guest behind.
             # So :meth:`release` runs the kill again once it is gone.
-            self._killed = await _bounded(self.remote.kill, quiet=True)
+            self._killed = await bounded(self.remote.kill, quiet=True)
         return await self.child.terminate(grace, kill_now=True)
 
     def _end_stream(self) -> None:
@@ -212,15 +212,15 @@ class GuestProcess:
         cgroup, self.cgroup = self.cgroup, None
         self._close()
         if self.remote is not None:  # a stream's own end (its pumps, its socket)
-            await _bounded(self.child.closed)
+            await bounded(self.child.closed)
         if self._killed is not None:  # set by _terminate_remote, which had a kill
             assert self.remote is not None and self.remote.kill is not None
             # After a kill that worked, finding nothing left is the rule.
             quiet, self._killed = self._killed, None
-            await _bounded(self.remote.kill, quiet=quiet)
+            await bounded(self.remote.kill, quiet=quiet)
         if self.remote is not None and self.remote.release is not None:
             release, self.remote.release = self.remote.release, None
-            await _bounded(release)
+            await bounded(release)
 
         def remove() -> None:
             if cgroup is not None:
@@ -465,7 +465,7 @@ def memory_use(pid: int, *, peak: bool) -> int | None:
     return None
 
 
-async def _bounded(work: Callable[[], Awaitable[None]], *, quiet: bool = False) -> bool | None:
+async def bounded(work: Callable[[], Awaitable[None]], *, quiet: bool = False) -> bool | None:
     """A launcher's kill or release: at most REMOTE_STOP_TIMEOUT, and its
     failure is logged, never raised (the run has its result already);
     ``quiet``: a failure is only information. Returns whether it succeeded,

@@ -28,7 +28,9 @@ from .guests import GuestCommand
 from .launch import (
     GuestProcess,
     GuestStartError,
+    Remote,
     StartedGuest,
+    bounded,
     launch,
     new_workdir,
     run_connection,
@@ -36,7 +38,7 @@ from .launch import (
 from .limits import Limits
 from .process import Child, in_thread, remove_tree
 from .reader import STEP_BYTES, between_steps
-from .remote import Launcher, remote_connection
+from .remote import Launcher, Stream, over_stream, remote_connection
 from .sandbox import Sandbox
 from .tasks import Tasks
 from .zygote import TemplateStopped, Zygote, ZygoteError
@@ -252,7 +254,14 @@ class ForkStarter:
 class LauncherStarter:
     """Each guest started by a :class:`~tether.host.remote.Launcher`
     somewhere else; warm ones have said HELLO (their preamble skipped) and
-    wait there for their run."""
+    wait there for their run.
+
+    The launcher's start is bounded: a warm guest has START_TIMEOUT to be
+    started and say HELLO; a cold one's start counts in its run's timeout,
+    as a local cold guest's does. A start still going then is cancelled
+    (the launcher releases what it made so far) and, should the launcher
+    return a guest all the same, that guest is ended; :meth:`aclose` waits
+    for both, up to REMOTE_STOP_TIMEOUT."""
 
     starts_on_demand = False  # a container or a pod takes long: a run without one starts its own
     starts_at_once = None  # elsewhere, and mostly waiting: no CPU of this machine to share
@@ -261,15 +270,66 @@ class LauncherStarter:
         self._launcher = launcher
         self._language = language
         self._limits = limits
+        # Starts given up (their outcome is read by _given_up), and the
+        # guests they returned all the same, being ended.
+        self._given_up: Tasks[None] = Tasks("a late guest's cleanup")
 
     async def start(self, *, ahead: bool = True, paced: bool = False) -> StartedGuest:
-        launched = await self._start(self._limits, warm=True)
-        return await until_hello(launched, None, conn=remote_connection(launched))
+        deadline = asyncio.get_running_loop().time() + START_TIMEOUT
+        launched = await self._start_by(deadline, self._limits, warm=True)
+        if launched is None:
+            raise GuestStartError(f"the launcher did not start a guest within "
+                                  f"{START_TIMEOUT:g} s")
+        try:
+            async with asyncio.timeout_at(deadline):  # until_hello releases it when cut short
+                return await until_hello(launched, None, conn=remote_connection(launched))
+        except TimeoutError as exc:
+            raise GuestStartError(f"the guest did not say HELLO within {START_TIMEOUT:g} s "
+                                  "of its start") from exc
 
     async def start_cold(self, limits: Limits) -> StartedGuest:
-        since = asyncio.get_running_loop().time()
-        launched = await self._start(limits, warm=False)
-        return StartedGuest(launched, None, remote_connection(launched, limits), since=since)
+        loop = asyncio.get_running_loop()
+        since = loop.time()
+        deadline = since + limits.timeout  # the start counts in the run's timeout
+        launched = await self._start_by(deadline, limits, warm=False)
+        if launched is None:  # the run times out at once, on a guest that never started
+            logger.warning("tether: the launcher %r did not start a guest within the run's "
+                           "timeout (%g s)", self._launcher.name, limits.timeout)
+            launched = _never_started(self._launcher.name, limits)
+        return StartedGuest(launched, None, remote_connection(launched, limits), since=since,
+                            deadline=deadline)
+
+    async def _start_by(self, deadline: float, limits: Limits, *,
+                        warm: bool) -> GuestProcess | None:
+        """The launcher's guest, or None when its start has not ended by
+        ``deadline`` (loop time): the start is cancelled then, and a guest
+        it returns all the same is ended. A start whose caller is cancelled
+        is given up the same way."""
+        loop = asyncio.get_running_loop()
+        start = loop.create_task(self._start(limits, warm=warm))
+        try:
+            await asyncio.wait({start}, timeout=max(0.0, deadline - loop.time()))
+        except BaseException:  # a guest it started, just now or later, is ended
+            start.cancel()
+            self._given_up.spawn(self._end_late(start))
+            raise
+        if not start.done():
+            start.cancel()
+            self._given_up.spawn(self._end_late(start))
+            return None
+        if start.cancelled():  # by the launcher itself
+            raise GuestStartError("the launcher's start was cancelled")
+        return start.result()
+
+    async def _end_late(self, start: asyncio.Task[GuestProcess]) -> None:
+        """Wait for a start that was given up; end the guest it returned."""
+        try:
+            launched = await start
+        except (Exception, asyncio.CancelledError):  # cancelled as asked, or failed
+            return
+        logger.info("tether: a launcher returned a guest after its start was given up; "
+                    "it is ended")
+        await _end_guest(launched)
 
     async def _start(self, limits: Limits, *, warm: bool) -> GuestProcess:
         try:
@@ -283,7 +343,41 @@ class LauncherStarter:
         pass
 
     async def aclose(self) -> None:
+        """Wait for the starts given up and the guests they returned (at
+        most REMOTE_STOP_TIMEOUT: a launcher that ignores its cancellation
+        cannot hold the Runtime's close)."""
+        await bounded(self._given_up.all_done)
+
+
+def _never_started(name: str, limits: Limits) -> GuestProcess:
+    """What a run whose launcher did not start its guest in time is handed:
+    a stream that carries nothing and ends once the host closes it (the
+    run, its time up, times out at once)."""
+    ended = asyncio.Event()
+
+    async def receive() -> bytes:
+        await ended.wait()
+        return b""
+
+    async def send(data: bytes) -> None:
         pass
+
+    async def end() -> None:
+        ended.set()
+
+    child = over_stream(Stream(receive=receive, send=send, close_send=end, close=end,
+                               exit_code=lambda: None, stderr=lambda: b""),
+                        raw_output_bytes=limits.raw_output_bytes)
+    return GuestProcess(child, 0, remote=Remote(name))
+
+
+async def _end_guest(launched: GuestProcess) -> None:
+    """End a started guest no run will have, and release what it holds."""
+    try:
+        with contextlib.suppress(Exception):
+            await launched.terminate(0.1, kill_now=True)
+    finally:
+        await launched.release()
 
 
 class GuestEndedEarly(GuestStartError):

@@ -28,7 +28,7 @@ from typing import Any
 
 from tether.codec import Connection, Role
 
-from .launch import GuestProcess, GuestStartError, Remote
+from .launch import GuestProcess, GuestStartError, Remote, bounded
 from .limits import Limits
 from .process import CappedBuffer, Child, spawn
 from .reader import STEP_BYTES, between_steps
@@ -58,7 +58,9 @@ class Launcher(abc.ABC):
         """Start a guest for ``language`` whose frames ride the returned
         process's ``child.channel`` (its HELLO still to come). ``warm``: it
         will wait in the pool before its run. Raise :class:`GuestStartError`
-        (or OSError) when it cannot start; release anything made so far."""
+        (or OSError) when it cannot start; release anything made so far,
+        also when cancelled: the start counts in a cold run's timeout, and a
+        warm guest's in the pool's START_TIMEOUT (host/pool.py)."""
 
     async def aclose(self) -> None:  # noqa: B027 - most launchers hold nothing
         """The Runtime is closing: let go of what the launcher holds."""
@@ -292,12 +294,15 @@ def over_stream(stream: Stream, *, raw_output_bytes: int) -> StreamChild:
             await stream.close_send()
 
     async def close() -> None:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        with contextlib.suppress(Exception):
-            await stream.close()
-        pump_end.close()
+        try:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            # A stream whose close hangs (a peer that never answers the
+            # closing handshake) cannot keep its pump's socket open.
+            await bounded(stream.close, quiet=True)
+        finally:
+            pump_end.close()
 
     def end() -> asyncio.Task[None]:
         if not exited.done():

@@ -28,7 +28,7 @@ from .guests import (
     guest_command,
     zygote_command,
 )
-from .launch import GuestStartError, StartedGuest
+from .launch import GuestStartError, StartedGuest, bounded
 from .limits import Limits
 from .pool import (
     ForkStarter,
@@ -441,19 +441,23 @@ class Runtime:
         ``cancelled``) and refuse new ones."""
         self._check_loop()
         self._closed = True
-        for session in self._sessions:
-            session.cancel()
-        self._cold_starts.cancel()
-        await self._cold_starts.all_done()
-        await asyncio.gather(*self._sessions.values(),
-                             *(pool.aclose() for pool in self._pools.values()))
-        await self._teardowns.all_done()  # those deferred meanwhile too
-        if self._launcher is not None:
-            await self._launcher.aclose()
-        await self._checker.aclose()
-        # Idle threads exit now; one stuck in a sync binding exits when its
-        # call returns (a daemon: it never holds the process up).
-        self._binding_threads.shutdown(wait=False, cancel_futures=True)
+        try:
+            for session in self._sessions:
+                session.cancel()
+            self._cold_starts.cancel()
+            await self._cold_starts.all_done()
+            await asyncio.gather(*self._sessions.values(),
+                                 *(pool.aclose() for pool in self._pools.values()))
+            await self._teardowns.all_done()  # those deferred meanwhile too
+            if self._launcher is not None:  # bounded and logged, like its other hooks
+                await bounded(self._launcher.aclose)
+        finally:
+            try:
+                await self._checker.aclose()
+            finally:
+                # Idle threads exit now; one stuck in a sync binding exits when
+                # its call returns (a daemon: it never holds the process up).
+                self._binding_threads.shutdown(wait=False, cancel_futures=True)
 
     async def __aenter__(self) -> Runtime:
         self._check_loop()

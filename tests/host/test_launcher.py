@@ -300,9 +300,10 @@ class OverAStream(Launcher):
     """Each guest a local subprocess behind :func:`over_stream`, whose
     stream takes a while to close (as a WebSocket's closing handshake does)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, close_hangs: bool = False) -> None:
         self.closes_finished = 0
         self.processes: list[asyncio.subprocess.Process] = []
+        self.close_hangs = close_hangs
 
     async def start(self, language: str, limits: Limits, *, warm: bool) -> GuestProcess:
         process = await asyncio.create_subprocess_exec(
@@ -321,7 +322,7 @@ class OverAStream(Launcher):
             stdin.close()
 
         async def close() -> None:
-            await asyncio.sleep(0.3)
+            await asyncio.sleep(3600 if self.close_hangs else 0.3)
             if process.returncode is None:
                 process.kill()
             await process.wait()
@@ -437,3 +438,147 @@ def test_after_the_first_frame_no_byte_is_skipped() -> None:
     [result] = _runs(Recording([sys.executable, "-c", RESYNC]), "return 1")
     assert result.status is Status.PROTOCOL_ERROR, result.error
     assert result.raw_stdout == "banner\n"
+
+
+class StartsSlowly(Recording):
+    """A Recording whose start first waits ``delay`` seconds (a pod being
+    scheduled, an image pulled); ``ignore_cancel``: it starts its guest all
+    the same when it is cancelled meanwhile. Remembers its cancelled starts."""
+
+    def __init__(self, delay: float, *, ignore_cancel: bool = False) -> None:
+        super().__init__(GUEST)
+        self.delay = delay
+        self.ignore_cancel = ignore_cancel
+        self.cancelled: list[bool] = []  # warm, of each start cancelled while it waited
+
+    async def start(self, language: str, limits: Limits, *, warm: bool) -> GuestProcess:
+        try:
+            await asyncio.sleep(self.delay)
+        except asyncio.CancelledError:
+            self.cancelled.append(warm)
+            if not self.ignore_cancel:
+                raise
+        return await super().start(language, limits, warm=warm)
+
+
+def test_a_launcher_whose_start_hangs_ends_the_run_with_a_timeout() -> None:
+    """R-STDIO-6, R-TERM-1: the launcher's start counts in the run's
+    timeout; a start that never ends is cancelled and the run times out."""
+    launcher = StartsSlowly(3600)
+
+    async def go() -> RunResult:
+        async with Runtime(launcher=launcher, pool=None) as rt:
+            return await asyncio.wait_for(rt.run("return 1", limits=quick(timeout=0.5)), 30)
+
+    result = asyncio.run(go())
+    assert result.status is Status.TIMEOUT, result.error
+    assert launcher.cancelled == [False]
+    assert result.stats.sandbox == "command"
+
+
+def test_a_slow_start_counts_in_the_runs_timeout() -> None:
+    """A launcher that takes 1.5 s to start leaves a 2 s run 0.5 s: a
+    program that sleeps 1 s times out."""
+    [result] = _runs(StartsSlowly(1.5), "import time\ntime.sleep(1)\nreturn 1",
+                     limits=quick(timeout=2.0))
+    assert result.status is Status.TIMEOUT, (result.status, result.error)
+
+
+def test_a_guest_started_after_the_runs_time_is_up_is_ended() -> None:
+    """A launcher that ignores its start's cancellation and returns a
+    guest all the same: the run has timed out, and that guest is ended
+    (``_runs`` checks that no guest's command still runs)."""
+    launcher = StartsSlowly(1.0, ignore_cancel=True)
+    [result] = _runs(launcher, "return 1", limits=quick(timeout=0.3))
+    assert result.status is Status.TIMEOUT
+    assert launcher.cancelled == [False] and len(launcher.started) == 1
+
+
+def test_a_warm_start_that_hangs_is_given_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A guest started ahead for the pool has START_TIMEOUT to be ready;
+    a launcher's start that hangs is cancelled then, the Runtime still open."""
+    from tether.host import pool
+
+    monkeypatch.setattr(pool, "START_TIMEOUT", 0.3)
+    launcher = StartsSlowly(3600)
+
+    async def go() -> list[bool]:
+        async with Runtime(launcher=launcher,
+                           pool=PoolConfig(size=1, prestart=("python",))):
+            for _ in range(1000):
+                if launcher.cancelled:
+                    break
+                await asyncio.sleep(0.01)
+            return list(launcher.cancelled)  # before the close cancels what still starts
+
+    assert asyncio.run(go())[:1] == [True]
+
+
+class ClosesBadly(CommandLauncher):
+    """A CommandLauncher whose aclose raises, or hangs."""
+
+    def __init__(self, how: str) -> None:
+        super().__init__(GUEST)
+        self.how = how
+
+    async def aclose(self) -> None:
+        if self.how == "hangs":
+            await asyncio.sleep(3600)
+        raise RuntimeError("the API client would not close")
+
+
+@pytest.mark.parametrize("how", ["raises", "hangs"])
+def test_a_launcher_whose_aclose_fails_still_lets_the_runtime_close(
+        how: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The launcher's aclose is bounded and logged like its other hooks:
+    the Runtime closes its checker and its binding threads all the same."""
+    from tether.host import launch
+
+    monkeypatch.setattr(launch, "REMOTE_STOP_TIMEOUT", 0.3)
+    closed: list[str] = []
+
+    async def go() -> RunResult:
+        rt = Runtime(launcher=ClosesBadly(how), pool=None)
+        checker_aclose = rt._checker.aclose
+
+        async def checker_closed() -> None:
+            closed.append("checker")
+            await checker_aclose()
+
+        monkeypatch.setattr(rt._checker, "aclose", checker_closed)
+        async with rt:
+            result = await rt.run("return 1", limits=quick())
+        closed.append("runtime")
+        assert rt._binding_threads._shutdown
+        return result
+
+    result = asyncio.run(asyncio.wait_for(go(), 30))
+    assert result.value == 1
+    assert closed == ["checker", "runtime"]
+
+
+def test_a_stream_whose_close_hangs_leaves_no_task_or_socket_behind(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Stream.close that never ends is given REMOTE_STOP_TIMEOUT; the
+    pump's task ends and its socket is closed before the Runtime is."""
+    from tether.host import launch
+
+    monkeypatch.setattr(launch, "REMOTE_STOP_TIMEOUT", 0.3)
+    launcher = OverAStream(close_hangs=True)
+
+    async def go() -> tuple[RunResult, list[str], int]:
+        before = len(os.listdir("/proc/self/fd"))
+        async with Runtime(launcher=launcher, pool=None) as rt:
+            result = await rt.run("return 1", limits=quick())
+        left = [repr(t.get_coro()) for t in asyncio.all_tasks() - {asyncio.current_task()}]
+        for process in launcher.processes:
+            if process.returncode is None:
+                process.kill()
+            await process.wait()
+        await asyncio.sleep(0.1)  # the subprocess transports close their pipes
+        return result, left, len(os.listdir("/proc/self/fd")) - before
+
+    result, left, more_fds = asyncio.run(go())
+    assert result.value == 1
+    assert left == []
+    assert more_fds <= 0

@@ -107,3 +107,15 @@ def test_a_worker_killed_mid_batch_loses_no_run(cluster: None) -> None:
         assert runner.run_many(["return 1"] * 4)[-1].value == 1  # the worker came back
 
 
+
+
+def test_a_job_run_refuses_is_an_error_result_and_the_batch_goes_on(runner: RayRunner) -> None:
+    """A variable outside the value model: Runtime.run refuses that job
+    (ValueError); run_many gives it an ``error`` result with the exception's
+    type and message, and runs the others."""
+    first, refused, last = runner.run_many(
+        ["return 1", RunJob("return x", variables={"x": {1, 2}}), "return 3"])
+    assert (first.value, last.value) == (1, 3)
+    assert refused.status is Status.ERROR
+    assert refused.error is not None and refused.error.type == "ValueError"
+    assert "value model" in refused.error.message

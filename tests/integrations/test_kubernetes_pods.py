@@ -60,6 +60,8 @@ class Cluster:
     never_ready: bool = False
     refuse_exec: bool = False
     reads_until_running: int = 2
+    stall_reads: bool = False  # a read of a pod gets no answer (until the double stops)
+    unstall: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def new_pod(self, name: str, manifest: dict[str, Any]) -> dict[str, Any]:
@@ -136,6 +138,8 @@ class _Handler(BaseHTTPRequestHandler):
         if self.headers.get("Upgrade", "").lower() == "websocket":
             self._forward_exec()
             return
+        if self.cluster.stall_reads and self.path.startswith(PODS + "/"):
+            self.cluster.unstall.wait(120)
         with self.cluster.lock:
             if self.path.startswith(SANDBOXES):
                 name = self.path[len(SANDBOXES):]
@@ -209,6 +213,7 @@ async def _api_server(cluster: Cluster) -> AsyncIterator[Any]:
         try:
             yield api
         finally:
+            cluster.unstall.set()
             http.shutdown()
             http.server_close()
 
@@ -268,6 +273,34 @@ def test_a_pod_that_cannot_run_the_guest_is_deleted(cluster: Cluster, failure: s
     assert result.status is Status.CRASHED
     assert result.error is not None and message in result.error.message
     assert len(cluster.deleted) == 1
+
+
+@pytest.mark.parametrize(("limits", "status"), [
+    (_quick(), Status.CRASHED),  # the launcher's ready_timeout (1 s) comes first
+    (_quick(timeout=0.5), Status.TIMEOUT),  # the run's timeout comes first
+])
+def test_a_stalled_api_server_cannot_hold_a_start(cluster: Cluster, limits: Limits,
+                                                   status: Status) -> None:
+    """Readiness polls that get no answer: the start still ends at the
+    ready timeout or the run's, whichever is first, the pod is deleted and
+    the Runtime closes (a bound only a hang breaks: the stall lasts 120 s)."""
+    cluster.stall_reads = True
+
+    async def go() -> tuple[RunResult, float]:
+        loop = asyncio.get_running_loop()
+        async with _api_server(cluster) as api:
+            launcher = PodLauncher(PodTemplate(MANIFEST, request_timeout=60), namespace="ns",
+                                   command=GUEST, api_client=api, ready_timeout=1.0,
+                                   poll_interval=0.02, request_timeout=60)
+            began = loop.time()
+            async with Runtime(launcher=launcher, pool=None) as rt:
+                result = await rt.run("return 1", limits=limits)
+            return result, loop.time() - began
+
+    result, took = asyncio.run(go())
+    assert result.status is status, result.error
+    assert took < 30
+    assert len(cluster.created) == 1
 
 
 def test_a_crash_and_a_timeout_delete_their_pods(cluster: Cluster) -> None:

@@ -24,11 +24,13 @@ output, and the status gives its exit code.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import functools
 import json
 import logging
 import ssl
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, cast
@@ -177,6 +179,10 @@ class ExecStream:
 
 #: What each pod runs for its guest (``{language}``: the run's language).
 GUEST_COMMAND = ("python", "-m", "tether.guest", "--stdio", "--language", "{language}")
+#: Seconds one call of the API server (create, read or delete a pod) may
+#: take (the client's ``_request_timeout``): a server that stalls cannot
+#: hold a start, its cleanup or the Runtime's close.
+REQUEST_TIMEOUT = 10.0
 _T = TypeVar("_T")
 
 
@@ -204,12 +210,15 @@ class PodTemplate:
     file loads): created with a name of its own, deleted after its run
     (``grace_period_seconds=0``). Its guest container (``PodLauncher``'s
     ``container``) only needs to stay alive (``sleep infinity``): each run
-    execs its own guest."""
+    execs its own guest. ``request_timeout``: seconds each API call may
+    take."""
 
-    def __init__(self, manifest: Mapping[str, Any]) -> None:
+    def __init__(self, manifest: Mapping[str, Any], *,
+                 request_timeout: float = REQUEST_TIMEOUT) -> None:
         if manifest.get("kind", "Pod") != "Pod" or not isinstance(manifest.get("spec"), Mapping):
             raise ValueError("PodTemplate needs a Pod manifest with a spec")
         self.manifest = copy.deepcopy(dict(manifest))
+        self.request_timeout = request_timeout
 
     def acquire(self, api_client: Any, namespace: str) -> Pod:
         from kubernetes import client
@@ -221,15 +230,23 @@ class PodTemplate:
         metadata["name"] = guest_name_for()
         metadata.setdefault("labels", {})["tether.run/guest"] = "true"
         metadata.pop("generateName", None)
-        client.CoreV1Api(api_client).create_namespaced_pod(namespace, cast(Any, body))
-        return Pod(metadata["name"])
+        pod = Pod(metadata["name"])
+        try:
+            client.CoreV1Api(api_client).create_namespaced_pod(
+                namespace, cast(Any, body), _request_timeout=self.request_timeout)
+        except BaseException:  # out of time, say, where the server made it all the same
+            with contextlib.suppress(Exception):
+                self.release(api_client, namespace, pod)
+            raise
+        return pod
 
     def release(self, api_client: Any, namespace: str, pod: Pod) -> None:
         from kubernetes import client
 
         try:
-            client.CoreV1Api(api_client).delete_namespaced_pod(pod.name, namespace,
-                                                               grace_period_seconds=0)
+            client.CoreV1Api(api_client).delete_namespaced_pod(
+                pod.name, namespace, grace_period_seconds=0,
+                _request_timeout=self.request_timeout)
         except client.ApiException as exc:
             if exc.status != 404:
                 raise
@@ -284,20 +301,24 @@ class PodLauncher(Launcher):
     pod to run (polling every ``poll_interval``), then runs ``command`` in
     ``container`` over the exec API. The pod is released after the run on
     every path: a pod that never became ready, an exec that failed, a
-    crash, a timeout, a cancelled run."""
+    crash, a timeout, a cancelled run. ``request_timeout``: seconds each
+    readiness poll may take, and how long a cancelled start waits for its
+    pod's creation before it leaves the release to the thread creating it."""
 
     name = "kubernetes"
 
     def __init__(self, source: PodSource, *, namespace: str = "default",
                  container: str = "guest", command: Sequence[str] = GUEST_COMMAND,
                  api_client: Any = None, ready_timeout: float = 120.0,
-                 poll_interval: float = 0.25) -> None:
+                 poll_interval: float = 0.25,
+                 request_timeout: float = REQUEST_TIMEOUT) -> None:
         self.source = source
         self.namespace = namespace
         self.container = container
         self.command = tuple(command)
         self.ready_timeout = ready_timeout
         self.poll_interval = poll_interval
+        self.request_timeout = request_timeout
         self._api_client = api_client
 
     def _api(self) -> Any:
@@ -319,7 +340,8 @@ class PodLauncher(Launcher):
             stream = await self._exec(api, pod.name, command_line(self.command, pod.name,
                                                                   language))
         except BaseException as exc:
-            await _blocking(self.source.release, api, self.namespace, pod)
+            await _blocking(self.source.release, api, self.namespace, pod,
+                            wait=self.request_timeout)
             if isinstance(exc, ExecError | TimeoutError):
                 raise GuestStartError(f"pod {pod.name}: {exc}") from exc
             raise
@@ -332,23 +354,46 @@ class PodLauncher(Launcher):
             try:
                 await stream.close()
             finally:
-                await _blocking(self.source.release, api, self.namespace, pod)
+                await _blocking(self.source.release, api, self.namespace, pod,
+                                wait=self.request_timeout)
 
         return GuestProcess(child, 0, remote=Remote(self.name, kill=stream.close,
                                                     release=release))
 
     async def _acquire(self, api: Any) -> Pod:
-        """The source's pod; if the start is cancelled meanwhile, the pod
-        the thread still makes is released before the cancellation goes on."""
-        job = asyncio.get_running_loop().run_in_executor(
-            None, self.source.acquire, api, self.namespace)
+        """The source's pod. If the start is cancelled meanwhile, the pod
+        is released before the cancellation goes on; a creation that takes
+        longer than ``request_timeout`` more is left to release its pod
+        itself, in its thread, once it has one."""
+        lock = threading.Lock()
+        abandoned = False
+
+        def acquire() -> Pod | None:
+            pod = self.source.acquire(api, self.namespace)
+            with lock:
+                if not abandoned:
+                    return pod
+            self.source.release(api, self.namespace, pod)  # its start was given up
+            return None
+
+        job = asyncio.get_running_loop().run_in_executor(None, acquire)
         try:
-            return await asyncio.shield(job)
+            pod = await asyncio.shield(job)
         except asyncio.CancelledError:
-            await asyncio.wait([job])
-            if not job.cancelled() and job.exception() is None:
-                await _blocking(self.source.release, api, self.namespace, job.result())
+            with lock:
+                abandoned = True
+            await asyncio.wait([job], timeout=self.request_timeout)
+            if not job.done():
+                logger.warning("tether: a pod's creation, cancelled, is still going after "
+                               "%g s; its thread deletes the pod when it has one",
+                               self.request_timeout)
+                job.add_done_callback(_retrieved)
+            elif not job.cancelled() and job.exception() is None and job.result() is not None:
+                await _blocking(self.source.release, api, self.namespace, job.result(),
+                                wait=self.request_timeout)
             raise
+        assert pod is not None  # None only once abandoned, that is, cancelled
+        return pod
 
     async def _until_running(self, api: Any, name: str) -> None:
         from kubernetes import client
@@ -356,7 +401,10 @@ class PodLauncher(Launcher):
         core = client.CoreV1Api(api)
         async with asyncio.timeout(self.ready_timeout):
             while True:
-                pod = await _blocking(core.read_namespaced_pod, name, self.namespace)
+                # Cancelled (out of time), a read is not waited for: it changes nothing.
+                pod = await _blocking(functools.partial(
+                    core.read_namespaced_pod, name, self.namespace,
+                    _request_timeout=self.request_timeout), wait=0)
                 phase = pod.status.phase if pod.status is not None else None
                 statuses = (pod.status.container_statuses or []) if pod.status else []
                 if phase == "Running" and all(s.ready for s in statuses):
@@ -377,7 +425,7 @@ class PodLauncher(Launcher):
 
     async def aclose(self) -> None:
         if self._api_client is not None:
-            await _blocking(self._api_client.close)
+            await _blocking(self._api_client.close, wait=self.request_timeout)
 
 
 def _ssl_context(config: Any) -> ssl.SSLContext | None:
@@ -393,12 +441,25 @@ def _ssl_context(config: Any) -> ssl.SSLContext | None:
     return context
 
 
-async def _blocking(function: Callable[..., _T], *args: Any) -> _T:
-    """``function(*args)`` in a worker thread, waited for even if the
-    caller is cancelled (a pod being created or deleted is never lost)."""
+async def _blocking(function: Callable[..., _T], *args: Any, wait: float) -> _T:
+    """``function(*args)`` in a worker thread. If the caller is cancelled,
+    the call is waited for up to ``wait`` seconds more (a pod being deleted
+    is not lost to a cancellation), never longer: a worker thread stuck on
+    a stalled server cannot hold a start's timeout or the Runtime's close."""
     job = asyncio.get_running_loop().run_in_executor(None, functools.partial(function, *args))
     try:
         return await asyncio.shield(job)
     except asyncio.CancelledError:
-        await asyncio.wait([job])
+        if wait > 0:
+            await asyncio.wait([job], timeout=wait)
+        if not job.done():
+            logger.info("tether: a cancelled Kubernetes API call is left to end in its thread")
+            job.add_done_callback(_retrieved)
         raise
+
+
+def _retrieved(job: asyncio.Future[Any]) -> None:
+    """A call no one waits for any more: its outcome is read (not logged as
+    never retrieved)."""
+    if not job.cancelled():
+        job.exception()

@@ -5,7 +5,9 @@ warm pool and sandbox) for its whole life; :meth:`RayRunner.run_many` spreads
 the runs over the workers, a few in flight on each, and returns one
 :class:`tether.RunResult` per run, in order. A run whose worker dies comes
 back as a ``crashed`` result, never lost; the worker is restarted for the
-runs after it (up to ``max_restarts``).
+runs after it (up to ``max_restarts``). A job that ``Runtime.run`` refuses
+(a variable outside the value model, an unknown language) comes back as an
+``error`` result with the exception's type and message; the batch goes on.
 
 Bindings come two ways:
 
@@ -29,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import ray
-from ray.exceptions import RayActorError
+from ray.exceptions import RayActorError, RayTaskError
 
 from tether.host import Limits, RunError, RunResult, Runtime, Status
 
@@ -107,14 +109,22 @@ class _Worker:
     async def run(self, job: RunJob) -> RunResult:
         if self._runtime is None:  # made on the actor's own event loop
             self._runtime = Runtime(**self._options)
-        return await self._runtime.run(
-            job.source, language=job.language, bindings=self._bindings, limits=job.limits,
-            variables=job.variables, last_expression=job.last_expression, **job.options)
+        try:
+            return await self._runtime.run(
+                job.source, language=job.language, bindings=self._bindings, limits=job.limits,
+                variables=job.variables, last_expression=job.last_expression, **job.options)
+        except Exception as exc:  # the job's arguments refused: its result, not the batch's end
+            return _refused(exc)
 
     async def close(self) -> None:
         if self._runtime is not None:
             await self._runtime.aclose()
             self._runtime = None
+
+
+def _refused(exc: BaseException) -> RunResult:
+    """The result of a job whose run raised (its arguments refused)."""
+    return RunResult(Status.ERROR, error=RunError(type(exc).__name__, str(exc)))
 
 
 def _lost(exc: BaseException) -> RunResult:
@@ -146,7 +156,10 @@ class RayRunner:
 
     def run_many(self, jobs: Iterable[RunJob | str]) -> list[RunResult]:
         """Run every job (a bare string: a Python program); one result each,
-        in the order given. Never raises for what a program or a worker did."""
+        in the order given. Never raises for what a program or a worker did;
+        a job whose arguments ``Runtime.run`` refuses (ValueError,
+        TypeError) is an ``error`` result with the exception's type and
+        message, and the other jobs run."""
         queue = [job if isinstance(job, RunJob) else RunJob(job) for job in jobs]
         results: list[RunResult | None] = [None] * len(queue)
         alive = list(range(len(self._workers)))
@@ -173,6 +186,8 @@ class RayRunner:
                 results[index] = _lost(exc)
                 if not _restarts(self._workers[worker]):
                     alive = [w for w in alive if w != worker]
+            except RayTaskError as exc:  # the worker's run raised: that job's error
+                results[index] = _refused(exc.cause if exc.cause is not None else exc)
         return [result if result is not None else _lost(RuntimeError("not run"))
                 for result in results]
 
