@@ -127,6 +127,8 @@ class GuestProcess:
     _cgroup_ceilings: tuple[int | None, int | None] | None = field(default=None, repr=False)
     #: The guest's /proc stat, opened with its limits (process.open_stat).
     _stat_fd: int = field(default=-1, repr=False)
+    #: The program's pid, as found when its stat was opened.
+    _stat_pid: int = field(default=0, repr=False)
 
     def kill(self) -> None:
         """SIGKILL to everything at once: bwrap's group and, by killing its
@@ -266,6 +268,16 @@ class GuestProcess:
             return _first_child(self.guest_pid)
         return self.guest_pid
 
+    def _live_program_pid(self) -> int:
+        """:meth:`program_pid` without looking it up again (a read of /proc
+        on the run's path) while the process found then lives: its stat,
+        opened then, still reads."""
+        if self.sandboxed and not self.forked and self._stat_fd >= 0:
+            with contextlib.suppress(OSError):
+                os.pread(self._stat_fd, 1, 0)
+                return self._stat_pid
+        return self.program_pid()
+
     def adopt_forked(self) -> None:
         """For a guest forked by the template, after its HELLO (it surely runs
         by then): under namespaces, find the guest, the one child of the
@@ -288,11 +300,12 @@ class GuestProcess:
         if self.remote is not None:
             return
         if self._stat_fd < 0:  # where the run's CPU time is read at its end
-            self._stat_fd = open_stat(self.program_pid())
+            self._stat_pid = self.program_pid()
+            self._stat_fd = open_stat(self._stat_pid)
         rlimits = (language, limits.memory_bytes, limits.cpu_seconds, limits.open_files,
                    limits.file_bytes)
         if not ahead and self._rlimits != rlimits:
-            apply_rlimits(self.program_pid(), language, limits)
+            apply_rlimits(self._live_program_pid(), language, limits)
             self._rlimits = rlimits
         ceilings = (limits.memory_bytes, limits.processes)
         if self.cgroup is not None and self._cgroup_ceilings != ceilings:
