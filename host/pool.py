@@ -365,8 +365,9 @@ def _never_started(name: str, limits: Limits) -> GuestProcess:
     async def end() -> None:
         ended.set()
 
+    said = f"tether: the launcher {name} did not start a guest within the run's timeout\n"
     child = over_stream(Stream(receive=receive, send=send, close_send=end, close=end,
-                               exit_code=lambda: None, stderr=lambda: b""),
+                               exit_code=lambda: None, stderr=lambda: said.encode()),
                         raw_output_bytes=limits.raw_output_bytes)
     return GuestProcess(child, 0, remote=Remote(name))
 

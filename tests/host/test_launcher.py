@@ -474,6 +474,7 @@ def test_a_launcher_whose_start_hangs_ends_the_run_with_a_timeout() -> None:
     assert result.status is Status.TIMEOUT, result.error
     assert launcher.cancelled == [False]
     assert result.stats.sandbox == "command"
+    assert "did not start a guest within the run's timeout" in result.raw_stderr
 
 
 def test_a_slow_start_counts_in_the_runs_timeout() -> None:
