@@ -367,7 +367,7 @@ def _never_started(name: str, limits: Limits) -> GuestProcess:
 
     said = f"tether: the launcher {name} did not start a guest within the run's timeout\n"
     child = over_stream(Stream(receive=receive, send=send, close_send=end, close=end,
-                               exit_code=lambda: None, stderr=lambda: said.encode()),
+                               exit_code=lambda: None, stderr=said.encode),
                         raw_output_bytes=limits.raw_output_bytes)
     return GuestProcess(child, 0, remote=Remote(name))
 
