@@ -116,9 +116,10 @@ class Checkpoint:
             calls = [LoggedCall(**c) for c in raw["calls"]]
             if version == 1 and calls:  # the call that suspended was the last
                 calls[-1].suspended = True
-            if sum(c.suspended for c in calls) != 1:
+            suspending = sum(c.suspended for c in calls)
+            if suspending != 1:
                 raise CheckpointError("not a valid checkpoint: it marks "
-                                      f"{sum(c.suspended for c in calls)} suspending calls")
+                                      f"{suspending} suspending calls")
             return cls(
                 source=raw["source"], language=raw["language"], bindings=raw["bindings"],
                 limits=raw["limits"], variables=raw["variables"],

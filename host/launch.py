@@ -122,8 +122,6 @@ class GuestProcess:
     #: The launcher's kill ran and ended (True: it succeeded): it runs once
     #: more when the guest is released. None: it did not run, or it hung.
     _killed: bool | None = field(default=None, repr=False)
-    #: The rlimits apply_limits wrote (once, for the guest's run).
-    _rlimits: tuple[object, ...] | None = field(default=None, repr=False)
     _cgroup_ceilings: tuple[int | None, int | None] | None = field(default=None, repr=False)
     #: The guest's /proc stat, opened with its limits (process.open_stat).
     _stat_fd: int = field(default=-1, repr=False)
@@ -302,11 +300,8 @@ class GuestProcess:
         if self._stat_fd < 0:  # where the run's CPU time is read at its end
             self._stat_pid = self.program_pid()
             self._stat_fd = open_stat(self._stat_pid)
-        rlimits = (language, limits.memory_bytes, limits.cpu_seconds, limits.open_files,
-                   limits.file_bytes)
-        if not ahead and self._rlimits != rlimits:
+        if not ahead:  # once: a guest serves one run
             apply_rlimits(self._live_program_pid(), language, limits)
-            self._rlimits = rlimits
         ceilings = (limits.memory_bytes, limits.processes)
         if self.cgroup is not None and self._cgroup_ceilings != ceilings:
             with contextlib.suppress(OSError):

@@ -329,7 +329,7 @@ class LauncherStarter:
             return
         logger.info("tether: a launcher returned a guest after its start was given up; "
                     "it is ended")
-        await _end_guest(launched)
+        await end_process(launched)
 
     async def _start(self, limits: Limits, *, warm: bool) -> GuestProcess:
         try:
@@ -372,13 +372,6 @@ def _never_started(name: str, limits: Limits) -> GuestProcess:
     return GuestProcess(child, 0, remote=Remote(name))
 
 
-async def _end_guest(launched: GuestProcess) -> None:
-    """End a started guest no run will have, and release what it holds."""
-    try:
-        with contextlib.suppress(Exception):
-            await launched.terminate(0.1, kill_now=True)
-    finally:
-        await launched.release()
 
 
 class GuestEndedEarly(GuestStartError):
@@ -558,8 +551,14 @@ class GuestPool:
 
 async def discard(guest: StartedGuest) -> None:
     """Kill a guest that will not run (and release what it holds)."""
+    await end_process(guest.process, guest.workdir)
+
+
+async def end_process(process: GuestProcess, workdir: str | None = None) -> None:
+    """Kill a started guest's processes no run will have, then release what
+    they hold (``workdir`` too)."""
     try:
         with contextlib.suppress(Exception):
-            await guest.process.terminate(0.1, kill_now=True)
+            await process.terminate(0.1, kill_now=True)
     finally:
-        await guest.process.release(guest.workdir)
+        await process.release(workdir)

@@ -109,7 +109,7 @@ class BindingCalls:
 
     def call(self, call: Call) -> None:
         self.count += 1
-        if self._replay is not None and self._replay.replaying and self._replayed(call):
+        if self.replaying and self._replayed(call):
             return
         binding = self._bindings.get(call.name)
         refusal = self._refusal(call, binding)
@@ -143,11 +143,10 @@ class BindingCalls:
                              f"arguments exceed {limits.value_bytes} bytes")
         return None
 
-    def ended_early(self, how: str) -> str | None:
-        """Why a resumed run that ended (``how``) diverged, if it ended
-        before its suspension point."""
-        if self._replay is None or not self._replay.replaying:
-            return None
+    def ended_early(self, how: str) -> str:
+        """Why a resumed run that ended (``how``) while :attr:`replaying`
+        diverged."""
+        assert self._replay is not None
         return self._replay.ended_early(how)
 
     def _replayed(self, call: Call) -> bool:

@@ -323,7 +323,6 @@ class Session:
             error = ending.error
             how = "returned" if error is None else f"failed ({error.type}: {error.message})"
             diverged = self._calls.ended_early(how)
-            assert diverged is not None
             return Ending(Status.ERROR, RunError(
                 "ResumeDiverged", diverged, "" if error is None else error.traceback,
                 None if error is None else error.line), after_done=True)

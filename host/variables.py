@@ -37,9 +37,7 @@ def prepare_variables(variables: Mapping[str, Any], bindings: Mapping[str, Any],
     for name, value in variables.items():
         if not isinstance(name, str):
             raise TypeError(f"variable names must be str, not {type(name).__name__}")
-        problem = variable_name_problem(name)
-        if problem is None and name in bindings:
-            problem = "is also the name of a binding"
+        problem = _name_problem(name, bindings)
         if problem:
             raise ValueError(f"variable {name!r} {problem}")
         try:
@@ -55,6 +53,28 @@ def prepare_variables(variables: Mapping[str, Any], bindings: Mapping[str, Any],
         raise ValueError(f"the variables hold more than {items} values "
                          f"(Limits.variables_bytes / 16)")
     return wire
+
+
+def variable_problem(name: str, value: Any, bindings: Mapping[str, Any],
+                     limits: Limits) -> str | None:
+    """Why ``name`` with ``value`` cannot be one of a run's variables (None:
+    it can), as a run's DROPPED gives a reason (``$: date is outside the
+    value model``); the variables' sum is :func:`prepare_variables`' to check."""
+    problem = _name_problem(name, bindings)
+    if problem:
+        return f"the name {problem}"
+    try:
+        to_wire_plain(value, limits.max_depth)
+    except ValueModelError as exc:
+        return str(exc)
+    return None
+
+
+def _name_problem(name: str, bindings: Mapping[str, Any]) -> str | None:
+    problem = variable_name_problem(name)
+    if problem is None and name in bindings:
+        problem = "is also the name of a binding"
+    return problem
 
 
 def returned_variables_problem(done: Done, payload_size: int, budget: int) -> str | None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -204,9 +203,8 @@ def test_a_tools_timeout_bounds_the_calls_a_program_makes() -> None:
         await asyncio.sleep(10)
         return "finished late"
 
-    started = time.monotonic()
     model, _ = play(["return await slow()"], run_code_tool([function_tool(slow, timeout=0.2)]))
-    assert time.monotonic() - started < 8
+    # Without the timeout the call would have returned "finished late".
     assert model.outputs == ['Returned: "Tool \'slow\' timed out after 0.2 seconds."']
 
 

@@ -56,6 +56,14 @@ async def run(runtime: Runtime | None, code: str, bindings: BindingsArg, *,
                             check=True, variables=variables)
 
 
+def jsonable(value: Any) -> Any:
+    """A framework's tool result (a pydantic model, say) as the JSON values
+    it serializes to: what the tool's declaration shows."""
+    from pydantic_core import to_jsonable_python
+
+    return to_jsonable_python(value, bytes_mode="utf8")
+
+
 def json_or_text(text: str) -> Any:
     """A tool's text result as a value: parsed when it is a JSON object or
     array (tools often send JSON as text), else the text."""

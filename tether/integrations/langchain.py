@@ -29,7 +29,6 @@ from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.types import Command
-from pydantic_core import to_jsonable_python
 
 from tether.host import Binding, Limits, Runtime, describe
 
@@ -75,7 +74,7 @@ def _binding(tool: BaseTool, through: _Through | None) -> Binding:
                     f"{tool.name} takes arguments LangGraph injects (its runtime, state, "
                     "store or tool call id): it runs only in an agent with TetherCodeMode")
             return await through(tool, arguments)
-        return to_jsonable_python(await tool.ainvoke(arguments), bytes_mode="utf8")
+        return _common.jsonable(await tool.ainvoke(arguments))
 
     # A tool made from a function is described from the function, as tether
     # describes any binding (its return type and Args: section included);
@@ -251,7 +250,7 @@ def _value(tool: BaseTool, response: ToolMessage | Command[Any]) -> Any:
         raise RuntimeError(str(response.content))
     if isinstance(response.content, str):
         return _common.json_or_text(response.content)
-    return to_jsonable_python(response.content, bytes_mode="utf8")
+    return _common.jsonable(response.content)
 
 
 def codeact_eval_fn(*, runtime: Runtime | None = None,

@@ -36,7 +36,6 @@ from agents import (
 )
 from agents.tool import invoke_function_tool
 from agents.tool_context import ToolContext
-from pydantic_core import to_jsonable_python
 
 from tether.host import Binding, Limits, Runtime
 
@@ -59,6 +58,7 @@ def run_code_tool(tools: Sequence[FunctionTool], *, runtime: Runtime | None = No
     at each run (a tool it disables is not among the program's functions)
     and again at each call."""
     offered = [tool for tool in tools if tool.is_enabled is not False]
+    shapes = {id(tool): _shape(tool) for tool in offered}  # once, not at every run
     counter = itertools.count()
 
     async def invoke(context: ToolContext[Any], arguments: str) -> str:
@@ -67,13 +67,15 @@ def run_code_tool(tools: Sequence[FunctionTool], *, runtime: Runtime | None = No
             return _BAD_ARGUMENTS
         enabled = [tool for tool in offered if await _enabled(tool, context)]
         ended: list[AgentsException] = []
-        bindings = [_binding(tool, context, approve, counter, ended) for tool in enabled]
+        bindings = [_binding(tool, shapes[id(tool)], context, approve, counter=counter,
+                             ended=ended) for tool in enabled]
         result = await _common.run(runtime, code, bindings, language=language, limits=limits)
         if ended:
             raise ended[0]
         return _common.report(result)
 
-    described = [_binding(tool, None, None, counter, []) for tool in offered]
+    described = [_binding(tool, shapes[id(tool)], None, None, counter=counter, ended=[])
+                 for tool in offered]
     return FunctionTool(name=_common.RUN_CODE,
                         description=_common.description(runtime, described, language, limits),
                         params_json_schema=_common.CODE_SCHEMA, on_invoke_tool=invoke)
@@ -105,12 +107,20 @@ def code_mode(agent: Agent[Any], *, runtime: Runtime | None = None,
     return agent.clone(tools=[*others, run_code])
 
 
-def _binding(tool: FunctionTool, context: ToolContext[Any] | None, approve: Approve | None,
-             counter: itertools.count[int], ended: list[AgentsException]) -> Binding:
-    """``tool`` as a binding; ``ended`` collects the SDK exceptions that end
-    the agent's run (after one, the program's further calls fail too)."""
+def _shape(tool: FunctionTool) -> tuple[dict[str, Any], list[str]]:
+    """``tool``'s parameters as its binding declares them, and the nullable
+    ones its strict schema requires (sent as null when not given)."""
     parameters = _defaults_optional(tool.params_json_schema)
-    nullable = _nullable(parameters) if tool.strict_json_schema else []
+    return parameters, _nullable(parameters) if tool.strict_json_schema else []
+
+
+def _binding(tool: FunctionTool, shape: tuple[dict[str, Any], list[str]],
+             context: ToolContext[Any] | None, approve: Approve | None, *,
+             counter: itertools.count[int], ended: list[AgentsException]) -> Binding:
+    """``tool`` as a binding (``shape``: :func:`_shape`'s); ``ended`` collects
+    the SDK exceptions that end the agent's run (after one, the program's
+    further calls fail too)."""
+    parameters, nullable = shape
 
     async def call(**arguments: Any) -> Any:
         assert context is not None
@@ -132,7 +142,7 @@ def _binding(tool: FunctionTool, context: ToolContext[Any] | None, approve: Appr
         except AgentsException as exc:
             ended.append(exc)
             raise
-        return to_jsonable_python(output, bytes_mode="utf8")
+        return _common.jsonable(output)
 
     return Binding(name=tool.name, description=tool.description,
                    parameters=parameters,

@@ -26,7 +26,7 @@ from pydantic_ai.exceptions import ModelRetry, UserError
 from pydantic_ai.messages import ToolCallPart, ToolReturn
 from pydantic_ai.tool_manager import ToolManager
 from pydantic_ai.toolsets.abstract import ToolsetTool
-from pydantic_core import SchemaValidator, core_schema, to_jsonable_python
+from pydantic_core import SchemaValidator, core_schema
 
 from tether.host import Binding, Limits, Runtime
 
@@ -198,6 +198,6 @@ def _dispatcher(manager: ToolManager[Any], name: str, order: _Order) -> Any:
             returned = await manager.handle_call(part, wrap_validation_errors=False)
         if isinstance(returned, ToolReturn):
             returned = returned.return_value
-        return to_jsonable_python(returned, bytes_mode="utf8")
+        return _common.jsonable(returned)
 
     return call

@@ -26,7 +26,7 @@ from typing import Any
 from smolagents.local_python_executor import CodeOutput, PythonExecutor
 
 from tether.host import Limits, SyncRuntime
-from tether.host.variables import prepare_variables
+from tether.host.variables import variable_problem
 
 from . import _common
 from ._awaited import FINAL_ANSWER, awaited
@@ -93,14 +93,11 @@ class TetherExecutor(PythonExecutor):  # type: ignore[misc]  # smolagents is unt
         for name, value in self.state.items():
             if name in self._tools:
                 continue
-            try:
-                prepare_variables({name: value}, self._tools, limits)
-            except (TypeError, ValueError) as exc:
-                # As a run gives the reason: "$: date is outside the value model".
-                reason = str(exc).removeprefix(f"variable {name!r}")
-                dropped[name] = reason.lstrip(": ") or "is not a value"
-            else:
+            problem = variable_problem(name, value, self._tools, limits)
+            if problem is None:
                 carried[name] = value
+            else:
+                dropped[name] = problem
         return carried, dropped
 
     def cleanup(self) -> None:
