@@ -163,6 +163,20 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("return-nothing", "A program that returns nothing returns null, even when it "
              "ends with an expression", ("R-RUN-2", "R-RUN-7", "R-DONE-1"),
              programs={"python": "x = 1\nx", "javascript": "const x = 1\nx"}),
+    Scenario("return-through-cleanup", "A return inside the language's error handling and "
+             "cleanup leaves them as a function's return does: nothing is caught, the "
+             "cleanup sees no error", ("R-RUN-2", "R-DONE-1"),
+             programs={
+                 "python": "class Cleanup:\n    def __enter__(self):\n        return self\n"
+                           "    def __exit__(self, kind, value, traceback):\n"
+                           "        print('cleanup saw', 'an error' if kind else 'no error')\n"
+                           "with Cleanup():\n    try:\n        return 'returned'\n"
+                           "    except BaseException:\n        print('caught')\n",
+                 "javascript": "let error = null\ntry {\n  try {\n    return 'returned'\n"
+                               "  } catch (e) {\n    error = e\n    console.log('caught')\n  }\n"
+                               "} finally {\n"
+                               "  console.log('cleanup saw', error ? 'an error' : 'no error')\n}\n",
+             }),
     Scenario("integral-float", "An integral float stays a float, an integer an integer",
              ("R-MAP-2", "R-CBOR-2"),
              programs={"python": "return [3.0, 10 / 2, 3, 10 // 2, -0.0]"}),

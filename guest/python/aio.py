@@ -139,9 +139,11 @@ class AsyncGuest:
         self._main = asyncio.current_task()
         loop.add_reader(self.channel.read_fd, self.on_readable)
         try:
-            awaitable = eval(code, namespace)  # top-level await: a coroutine, or None
+            # A module's coroutine (top-level await) or none; a function's
+            # coroutine gives the program's value.
+            awaitable = eval(code, namespace)
             if awaitable is not None:
-                await awaitable
+                return await awaitable
         except ProgramReturn as ret:
             return ret.value
         finally:

@@ -111,7 +111,7 @@ class SyncGuest:
 
     def main(self, code: Any, namespace: dict[str, Any]) -> Any:
         try:
-            coroutine = eval(code, namespace)  # top-level await: a coroutine, or None
+            coroutine = eval(code, namespace)  # a coroutine (module or function), or None
             return None if coroutine is None else self._drive(coroutine)
         except ProgramReturn as ret:
             return ret.value

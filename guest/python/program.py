@@ -1,16 +1,24 @@
 """Compiling a program and reporting its errors (spec R-RUN-2, R-DONE-2).
 
 The source runs as a module with top-level ``await`` allowed, so globals,
-``global``, star imports and classes behave as in any script. A top-level
-``return X`` is rewritten into raising :class:`ProgramReturn` (a
+``global``, star imports, ``dir()`` and classes behave as in any script. A
+top-level ``return X`` is rewritten into raising :class:`ProgramReturn` (a
 BaseException, so ``except Exception`` in the program does not swallow it);
 line numbers are untouched.
+
+A ``return`` inside a ``try`` or ``with`` cannot be an exception: a handler,
+a context manager's exit or a TaskGroup would see it. Such a program is
+compiled as what R-RUN-2 says it is, the body of an asynchronous function,
+whose every top-level name is declared ``global``: it is still the module's
+(top-level ``locals()``, ``vars()``, ``dir()`` and ``exec()`` see the
+function's frame, as in any function).
 """
 
 from __future__ import annotations
 import __future__
 
 import ast
+import functools
 import inspect
 import linecache
 import traceback
@@ -21,6 +29,7 @@ from tether.codec import ProgramError
 
 FILENAME: Final = "<program>"
 _RETURN: Final = "__tether_return__"
+_IMPORT_STAR: Final = "__tether_import_star__"
 
 
 class ProgramReturn(BaseException):  # control flow, not an error
@@ -39,12 +48,28 @@ def _rewrite_returns(body: list[ast.stmt]) -> None:
     for index, node in enumerate(body):
         if isinstance(node, ast.Return):
             body[index] = _raise_return(node)
-        elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            if isinstance(node, ast.Try) and node.handlers:
-                # A bare except (or BaseException) would catch the return.
-                node.handlers.insert(0, _pass_return(node))
+        elif not isinstance(node, _SCOPES):
             for block in _blocks(node):
                 _rewrite_returns(block)
+
+
+#: Statements whose bodies are scopes of their own.
+_SCOPES: Final = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+#: Statements that would see a return raised through them.
+_HANDLERS: Final = (ast.Try, ast.TryStar, ast.With, ast.AsyncWith)
+
+
+def _returns_under_handlers(body: list[ast.stmt], inside: bool = False) -> bool:
+    """Whether a top-level ``return`` stands inside a ``try`` or ``with``."""
+    for node in body:
+        if isinstance(node, ast.Return):
+            if inside:
+                return True
+        elif not isinstance(node, _SCOPES):
+            nested = inside or isinstance(node, _HANDLERS)
+            if any(_returns_under_handlers(block, nested) for block in _blocks(node)):
+                return True
+    return False
 
 
 def _blocks(node: ast.stmt) -> list[list[ast.stmt]]:
@@ -65,11 +90,68 @@ def _raise_return(node: ast.Return) -> ast.Raise:
     return raised
 
 
-def _pass_return(node: ast.Try) -> ast.ExceptHandler:
-    """``except R: raise``, for the head of a try's handlers."""
-    name = ast.copy_location(ast.Name(id=_RETURN, ctx=ast.Load()), node)
-    reraise = ast.copy_location(ast.Raise(exc=None, cause=None), node)
-    return ast.copy_location(ast.ExceptHandler(type=name, name=None, body=[reraise]), node)
+def _as_function_body(body: list[ast.stmt]) -> None:
+    """What a module allows and a function does not, in place: an annotated
+    top-level name (it is to be declared global) loses its annotation, and a
+    star import becomes a call doing what the statement does."""
+    for index, node in enumerate(body):
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            body[index] = ast.copy_location(
+                ast.Pass() if node.value is None
+                else ast.Assign(targets=[node.target], value=node.value), node)
+        elif isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            call = ast.Call(func=ast.Name(id=_IMPORT_STAR, ctx=ast.Load()),
+                            args=[ast.Constant(node.module or ""), ast.Constant(node.level)],
+                            keywords=[])
+            body[index] = ast.fix_missing_locations(ast.copy_location(ast.Expr(call), node))
+        elif not isinstance(node, _SCOPES):
+            for block in _blocks(node):
+                _as_function_body(block)
+
+
+def _import_star(namespace: dict[str, Any], name: str, level: int) -> None:
+    """``from name import *`` into ``namespace``, as the statement does."""
+    module = __import__(name, namespace, None, ("*",), level)
+    names = getattr(module, "__all__", None)
+    if names is None:
+        names = [key for key in module.__dict__ if not key.startswith("_")]
+    for key in names:
+        namespace[key] = getattr(module, key)
+
+
+def _compile_function(tree: ast.Module, flags: int) -> CodeType:
+    """The program as an ``async def`` whose top-level names are global; its
+    code, which evaluated in the program's globals gives the coroutine."""
+    body = tree.body
+    docstring = int(bool(body) and isinstance(body[0], ast.Expr)
+                    and isinstance(body[0].value, ast.Constant)
+                    and isinstance(body[0].value.value, str))
+    futures = docstring  # `from __future__` may only open a module
+    while futures < len(body) and isinstance(node := body[futures], ast.ImportFrom) \
+            and node.module == "__future__":
+        futures += 1
+    inner = body[futures:]  # not empty: it holds the return
+    _as_function_body(inner)
+    function = ast.AsyncFunctionDef(
+        name="<module>", args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[],
+                                            kw_defaults=[], defaults=[]),
+        body=inner, decorator_list=[], returns=None, type_comment=None)
+    ast.copy_location(function, inner[0])
+    function.end_lineno, function.end_col_offset = function.lineno, function.col_offset
+    module = ast.Module(body=[*body[:futures], function], type_ignores=[])
+    code = _function_code(compile(module, FILENAME, "exec", flags=flags, dont_inherit=True))
+    # Compiled once more, with its own names (those bound at its top level,
+    # a walrus in a comprehension's included) declared global.
+    names = sorted({*code.co_varnames, *code.co_cellvars})
+    if names:
+        inner.insert(0, ast.copy_location(ast.Global(names=names), inner[0]))
+        code = _function_code(compile(module, FILENAME, "exec", flags=flags, dont_inherit=True))
+    return code
+
+
+def _function_code(module: CodeType) -> CodeType:
+    return next(const for const in module.co_consts
+                if isinstance(const, CodeType) and const.co_name == "<module>")
 
 
 def compile_program(source: str, last_expression: bool = False) -> CodeType:
@@ -81,12 +163,16 @@ def compile_program(source: str, last_expression: bool = False) -> CodeType:
     if last_expression and tree.body and isinstance(tree.body[-1], ast.Expr):
         last = tree.body[-1]
         tree.body[-1] = ast.copy_location(ast.Return(value=last.value), last)
-    _rewrite_returns(tree.body)
     # Annotations stay text: the type names of the bindings' declarations
     # (``list[Hit]``) are for reading, not defined in the guest.
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT | __future__.annotations.compiler_flag
-    code: CodeType = compile(tree, FILENAME, "exec", flags=flags, dont_inherit=True)
-    if code.co_flags & inspect.CO_ASYNC_GENERATOR:
+    code: CodeType
+    if _returns_under_handlers(tree.body):
+        code = _compile_function(tree, flags)
+    else:
+        _rewrite_returns(tree.body)
+        code = compile(tree, FILENAME, "exec", flags=flags, dont_inherit=True)
+    if code.co_flags & (inspect.CO_ASYNC_GENERATOR | inspect.CO_GENERATOR):
         raise SyntaxError("'yield' outside function", (FILENAME, 1, 0, "", 1, 0))
     return code
 
@@ -108,6 +194,7 @@ def program_globals(own: dict[str, Any], bindings: dict[str, Any],
     namespace.update(variables or {})
     namespace.update(bindings)
     namespace[_RETURN] = ProgramReturn
+    namespace[_IMPORT_STAR] = functools.partial(_import_star, namespace)
     return namespace
 
 
@@ -128,26 +215,8 @@ def shown(exc: BaseException) -> str:
         return f"<{type(exc).__name__} object: str() failed>"
 
 
-def _forget_returns(exc: BaseException) -> None:
-    """An error raised in a ``finally`` after a top-level return did not
-    happen while handling an exception, as in a function: the return's
-    ProgramReturn is dropped from every context in the chain."""
-    seen: set[int] = set()
-    stack: list[BaseException | None] = [exc]
-    while stack:
-        current = stack.pop()
-        if current is None or id(current) in seen:
-            continue
-        seen.add(id(current))
-        if isinstance(current.__context__, ProgramReturn):
-            current.__context__ = None
-        stack += [current.__cause__, current.__context__,
-                  *getattr(current, "exceptions", ())]
-
-
 def describe(exc: BaseException) -> ProgramError:
     """A DONE error: the traceback keeps only the program's own frames."""
-    _forget_returns(exc)
     report = traceback.TracebackException.from_exception(exc)
     seen: set[int] = set()
     stack: list[traceback.TracebackException | None] = [report]

@@ -4,6 +4,7 @@ wherever it stands among statements; returns of functions stay theirs."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import traceback
 from typing import Any
 
@@ -18,14 +19,22 @@ from tether.guest.python.program import (
 
 
 def execute(source: str) -> Any:
-    namespace = program_globals({}, {})
+    return run_in(source)[0]
+
+
+def run_in(source: str, **variables: Any) -> tuple[Any, dict[str, Any]]:
+    """The program's value ("fell off the end" for none) and its globals."""
+    namespace = program_globals({}, {}, variables)
+    code = compile_program(source)
     try:
-        awaitable = eval(compile_program(source), namespace)  # top-level await: a coroutine
+        awaitable = eval(code, namespace)  # a coroutine (module or function), or None
         if awaitable is not None:
-            asyncio.run(awaitable)
+            value = asyncio.run(awaitable)
+            if code.co_flags & inspect.CO_OPTIMIZED:  # compiled as a function
+                return value, namespace
     except ProgramReturn as ret:
-        return ret.value
-    return "fell off the end"
+        return ret.value, namespace
+    return "fell off the end", namespace
 
 
 @pytest.mark.parametrize(("source", "expected"), [
@@ -50,6 +59,10 @@ def execute(source: str) -> Any:
     ("def f():\n    return 1\nclass C:\n    def m(self):\n        return 2\n"
      "return [f(), C().m(), (lambda: 3)()]", [1, 2, 3]),
     ("try:\n    return 14\nexcept Exception:\n    return 0", 14),
+    ("try:\n    return 15\nexcept* BaseException:\n    pass\nreturn 0", 15),
+    ("import contextlib\nwith contextlib.suppress(BaseException):\n    return 16\nreturn 0", 16),
+    ("try:\n    pass\nfinally:\n    with open('/dev/null'):\n        if True:\n"
+     "            return 17", 17),
 ])
 def test_a_top_level_return_ends_the_program(source: str, expected: Any) -> None:
     assert execute(source) == expected
@@ -66,3 +79,71 @@ def test_a_return_keeps_its_line() -> None:
 def test_yield_at_the_top_level_is_a_syntax_error() -> None:
     with pytest.raises(SyntaxError):
         compile_program("yield 1")
+
+
+def test_a_return_inside_with_is_no_exception_to_the_context_manager() -> None:
+    """R-RUN-2: the program is the body of a function; a return leaves a
+    ``with`` as a function's does, and a TaskGroup waits for its tasks."""
+    source = """
+import asyncio
+seen = []
+class Manager:
+    def __enter__(self):
+        return self
+    def __exit__(self, kind, value, tb):
+        seen.append(kind)
+async def task():
+    await asyncio.sleep(0)
+    seen.append("task done")
+with Manager():
+    async with asyncio.TaskGroup() as group:
+        group.create_task(task())
+        return "returned"
+"""
+    value, namespace = run_in(source)
+    assert value == "returned"
+    assert namespace["seen"] == ["task done", None]
+
+
+def test_a_program_compiled_as_a_function_keeps_its_names_global() -> None:
+    source = """
+from __future__ import annotations
+import math as m
+from string import *
+count: int = 1
+total: float
+def bump():
+    global count
+    count += 1
+class Box:
+    size = count
+[last := n for n in range(3)]
+for i in range(2):
+    bump()
+try:
+    raise ValueError("v")
+except ValueError as e:
+    caught = str(e)
+del m
+with open("/dev/null"):
+    return [count, Box.size, last, i, caught, digits[:3], given]
+"""
+    value, namespace = run_in(source, given="from RUN")
+    assert value == [3, 1, 2, 1, "v", "012", "from RUN"]
+    names = {k for k in namespace if not k.startswith("__")}
+    assert {"count", "bump", "Box", "last", "i", "caught", "digits", "given"} <= names
+    assert "m" not in names and "e" not in names and "n" not in names
+    assert namespace["count"] == 3
+
+
+def test_a_program_compiled_as_a_function_keeps_its_lines_and_errors() -> None:
+    with pytest.raises(ZeroDivisionError) as caught:
+        execute("x = 1\nwith open('/dev/null'):\n    return x / 0")
+    frames = [f for f in traceback.extract_tb(caught.value.__traceback__)
+              if f.filename == FILENAME]
+    assert [(f.lineno, f.name) for f in frames] == [(3, "<module>")]
+    with pytest.raises(SyntaxError):
+        compile_program("try:\n    return 1\nfinally:\n    pass\nyield 2")
+    with pytest.raises(SyntaxError):
+        compile_program("x = 1\nfrom __future__ import annotations\ntry:\n    return 1\n"
+                        "finally:\n    pass")

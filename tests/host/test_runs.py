@@ -257,6 +257,26 @@ def test_a_top_level_return_is_not_caught_by_the_programs_handlers(handler: str)
     assert run(source).value == "inner"
 
 
+def test_a_return_inside_a_task_group_waits_for_its_tasks() -> None:
+    """R-RUN-2: the program is the body of a function, so a ``return``
+    inside ``async with TaskGroup()`` (or any ``with``) leaves it normally:
+    the group waits for its calls, and the names stay the run's variables."""
+    async def lookup(city: str) -> str:
+        await asyncio.sleep(0.01)
+        return city.upper()
+
+    source = ("import asyncio\nfound = []\nasync def one(city):\n"
+              "    found.append(await lookup(city))\n"
+              "async with asyncio.TaskGroup() as group:\n"
+              "    for city in ['oslo', 'rome']:\n        group.create_task(one(city))\n"
+              "    return 'started'\n")
+    result = run(source, bindings=[lookup], variables={})
+    assert result.status is Status.OK, result.error
+    assert result.value == "started"
+    assert sorted(result.variables["found"]) == ["OSLO", "ROME"]
+    assert result.variables["city"] == "rome"
+
+
 def test_an_error_raised_in_finally_after_a_return_shows_only_the_program() -> None:
     result = run("try:\n    return 1\nfinally:\n    raise ValueError('cleanup')")
     assert result.status is Status.ERROR and result.error is not None
