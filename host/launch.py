@@ -46,6 +46,11 @@ class GuestStartError(Exception):
     """A guest could not be started, or did not say HELLO."""
 
 
+class GuestStartTimeout(GuestStartError):
+    """A guest's start did not end within its run's timeout: the run times
+    out with it."""
+
+
 #: How long a launcher's own kill (``docker rm -f``, deleting a pod) may take.
 REMOTE_STOP_TIMEOUT = 10.0
 

@@ -28,7 +28,7 @@ from .guests import GuestCommand
 from .launch import (
     GuestProcess,
     GuestStartError,
-    Remote,
+    GuestStartTimeout,
     StartedGuest,
     bounded,
     launch,
@@ -38,7 +38,7 @@ from .launch import (
 from .limits import Limits
 from .process import Child, in_thread, remove_tree
 from .reader import STEP_BYTES, between_steps
-from .remote import Launcher, Stream, over_stream, remote_connection
+from .remote import Launcher, remote_connection
 from .sandbox import Sandbox
 from .tasks import Tasks
 from .zygote import TemplateStopped, Zygote, ZygoteError
@@ -292,10 +292,10 @@ class LauncherStarter:
         since = loop.time()
         deadline = since + limits.timeout  # the start counts in the run's timeout
         launched = await self._start_by(deadline, limits, warm=False)
-        if launched is None:  # the run times out at once, on a guest that never started
+        if launched is None:
             logger.warning("tether: the launcher %r did not start a guest within the run's "
                            "timeout (%g s)", self._launcher.name, limits.timeout)
-            launched = _never_started(self._launcher.name, limits)
+            raise GuestStartTimeout(f"the launcher {self._launcher.name} did not start it")
         return StartedGuest(launched, None, remote_connection(launched, limits), since=since,
                             deadline=deadline)
 
@@ -347,31 +347,6 @@ class LauncherStarter:
         most REMOTE_STOP_TIMEOUT: a launcher that ignores its cancellation
         cannot hold the Runtime's close)."""
         await bounded(self._given_up.all_done)
-
-
-def _never_started(name: str, limits: Limits) -> GuestProcess:
-    """What a run whose launcher did not start its guest in time is handed:
-    a stream that carries nothing and ends once the host closes it (the
-    run, its time up, times out at once)."""
-    ended = asyncio.Event()
-
-    async def receive() -> bytes:
-        await ended.wait()
-        return b""
-
-    async def send(data: bytes) -> None:
-        pass
-
-    async def end() -> None:
-        ended.set()
-
-    said = f"tether: the launcher {name} did not start a guest within the run's timeout\n"
-    child = over_stream(Stream(receive=receive, send=send, close_send=end, close=end,
-                               exit_code=lambda: None, stderr=said.encode),
-                        raw_output_bytes=limits.raw_output_bytes)
-    return GuestProcess(child, 0, remote=Remote(name))
-
-
 
 
 class GuestEndedEarly(GuestStartError):

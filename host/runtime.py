@@ -28,7 +28,7 @@ from .guests import (
     guest_command,
     zygote_command,
 )
-from .launch import GuestStartError, StartedGuest, bounded
+from .launch import GuestStartError, GuestStartTimeout, StartedGuest, bounded
 from .limits import Limits
 from .pool import (
     ForkStarter,
@@ -41,7 +41,7 @@ from .pool import (
 )
 from .remote import Launcher
 from .request import RunRequest
-from .result import RunError, RunResult, Status
+from .result import RunError, RunResult, RunStats, Status
 from .sandbox import Sandbox, resolve
 from .seccomp import SeccompUnavailable, SyscallFilter
 from .session import Session
@@ -156,6 +156,10 @@ class Runtime:
             raise ValueError("sandbox= is a local guest's profile; this Runtime's launcher "
                              "starts its guests elsewhere")
         return resolve(sandbox)
+
+    def _sandbox_name(self, profile: Sandbox) -> str:
+        """What a run's statistics name as its sandbox (GuestProcess.sandbox_name)."""
+        return self._launcher.name if self._launcher is not None else str(profile)
 
     def _pool(self, language: str, limits: Limits, sandbox: Sandbox) -> GuestPool:
         # Node's heap limit is a start-up flag, and the size of a guest's
@@ -302,10 +306,17 @@ class Runtime:
             # A task of its own, so that closing the Runtime stops it (a cold
             # guest from a Node snapshot is started until its HELLO).
             start = self._cold_starts.spawn(pool.start_cold(limits))
+            since = asyncio.get_running_loop().time()
             try:
                 ready = await start
             except GuestStartError as exc:  # out of processes or descriptors; the engine refused
-                return RunResult(status=Status.CRASHED, error=RunError(
+                stats = RunStats(wall_time=asyncio.get_running_loop().time() - since,
+                                 sandbox=self._sandbox_name(profile))
+                if isinstance(exc, GuestStartTimeout):
+                    return RunResult(status=Status.TIMEOUT, stats=stats, error=RunError(
+                        "Timeout", f"the guest did not start within {limits.timeout:g} s "
+                                   f"({exc}); the program did not run"))
+                return RunResult(status=Status.CRASHED, stats=stats, error=RunError(
                     "GuestCrashed", f"the guest could not be started: {exc}"))
             except asyncio.CancelledError:
                 start.add_done_callback(self._discard_started)

@@ -474,7 +474,10 @@ def test_a_launcher_whose_start_hangs_ends_the_run_with_a_timeout() -> None:
     assert result.status is Status.TIMEOUT, result.error
     assert launcher.cancelled == [False]
     assert result.stats.sandbox == "command"
-    assert "did not start a guest within the run's timeout" in result.raw_stderr
+    assert result.error is not None and result.error.type == "Timeout"
+    assert result.error.message == ("the guest did not start within 0.5 s (the launcher "
+                                    "command did not start it); the program did not run")
+    assert result.raw_stderr == ""
 
 
 def test_a_slow_start_counts_in_the_runs_timeout() -> None:
