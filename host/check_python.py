@@ -125,7 +125,7 @@ def syntax_error(source: str) -> RunError | None:
     try:
         ast.parse(source, "<program>")
     except SyntaxError as e:
-        return _syntax_error(type(e).__name__, e.msg, e.lineno, e.offset, source)
+        return _syntax_error(e.msg, e.lineno, e.offset, source)
     except ValueError as e:  # a NUL byte in the source
         return RunError(type="SyntaxError", message=str(e), line=1, column=1)
     return None
@@ -136,9 +136,9 @@ import ast, json, sys
 try:
     ast.parse(sys.stdin.read(), "<program>")
 except SyntaxError as e:
-    print(json.dumps([type(e).__name__, e.msg, e.lineno, e.offset]))
+    print(json.dumps([e.msg, e.lineno, e.offset]))
 except ValueError as e:
-    print(json.dumps(["SyntaxError", str(e), 1, 1]))
+    print(json.dumps([str(e), 1, 1]))
 """
 
 
@@ -160,14 +160,16 @@ async def _guest_syntax_error(python: str, source: str) -> RunError | None:
         found = json.loads(out) if out.strip() else None
     except ValueError:
         return None
-    if not isinstance(found, list) or len(found) != 4:
+    if not isinstance(found, list) or len(found) != 3:
         return None
-    return _syntax_error(str(found[0]), str(found[1]), found[2], found[3], source)
+    return _syntax_error(str(found[0]), found[1], found[2], source)
 
 
-def _syntax_error(kind: str, message: str, line: Any, column: Any, source: str) -> RunError:
+def _syntax_error(message: str, line: Any, column: Any, source: str) -> RunError:
+    """Typed SyntaxError whatever its subclass (IndentationError), as the
+    guest reports a program it cannot compile (R-DONE-6)."""
     last = max(1, len(source.splitlines()))
-    return RunError(type=kind, message=message,
+    return RunError(type="SyntaxError", message=message,
                     line=min(line, last) if isinstance(line, int) and line > 0 else 1,
                     column=column if isinstance(column, int) and column > 0 else 1)
 

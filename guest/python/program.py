@@ -15,17 +15,20 @@ function's frame, as in any function).
 """
 
 from __future__ import annotations
-import __future__
 
 import ast
 import functools
 import inspect
 import linecache
 import traceback
+import warnings
+from collections.abc import Collection
 from types import CodeType, ModuleType
 from typing import Any, Final
 
 from tether.codec import ProgramError
+
+from .annotation_text import quote_unknown
 
 FILENAME: Final = "<program>"
 _RETURN: Final = "__tether_return__"
@@ -139,7 +142,9 @@ def _compile_function(tree: ast.Module, flags: int) -> CodeType:
     ast.copy_location(function, inner[0])
     function.end_lineno, function.end_col_offset = function.lineno, function.col_offset
     module = ast.Module(body=[*body[:futures], function], type_ignores=[])
-    code = _function_code(compile(module, FILENAME, "exec", flags=flags, dont_inherit=True))
+    with warnings.catch_warnings():  # the second compile warns, once
+        warnings.simplefilter("ignore")
+        code = _function_code(compile(module, FILENAME, "exec", flags=flags, dont_inherit=True))
     # Compiled once more, with its own names (those bound at its top level,
     # a walrus in a comprehension's included) declared global.
     names = sorted({*code.co_varnames, *code.co_cellvars})
@@ -154,18 +159,19 @@ def _function_code(module: CodeType) -> CodeType:
                 if isinstance(const, CodeType) and const.co_name == "<module>")
 
 
-def compile_program(source: str, last_expression: bool = False) -> CodeType:
+def compile_program(source: str, last_expression: bool = False,
+                    known: Collection[str] = ()) -> CodeType:
     """Compile ``source``; raises SyntaxError with positions in ``source``.
     ``last_expression``: a last top-level expression statement is returned
-    (R-VARS-7)."""
+    (R-VARS-7). ``known``: the names the program finds defined (bindings,
+    variables, the guest's own)."""
     linecache.cache[FILENAME] = (len(source), None, source.splitlines(True), FILENAME)
     tree = ast.parse(source, FILENAME)
     if last_expression and tree.body and isinstance(tree.body[-1], ast.Expr):
         last = tree.body[-1]
         tree.body[-1] = ast.copy_location(ast.Return(value=last.value), last)
-    # Annotations stay text: the type names of the bindings' declarations
-    # (``list[Hit]``) are for reading, not defined in the guest.
-    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT | __future__.annotations.compiler_flag
+    quote_unknown(tree, known)
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
     code: CodeType
     if _returns_under_handlers(tree.body):
         code = _compile_function(tree, flags)
@@ -230,13 +236,15 @@ def describe(exc: BaseException) -> ProgramError:
         )
         stack += [te.__cause__, te.__context__, *(te.exceptions or ())]  # groups' too
     line = None
+    kind = type(exc).__name__
     if isinstance(exc, SyntaxError) and exc.filename == FILENAME:
         line = exc.lineno
+        kind = "SyntaxError"  # its subclasses too (IndentationError): R-DONE-6
     elif report.stack:
         line = report.stack[-1].lineno
     text = "".join(report.format())
     return ProgramError(
-        type=type(exc).__name__,
+        type=kind,
         message=shown(exc) if not isinstance(exc, SyntaxError) else (exc.msg or ""),
         traceback=text,
         line=line,

@@ -95,6 +95,10 @@ def _cut(text: str, limit: int) -> str:
     return data[: limit - 3].decode(errors="ignore") + "\u2026"
 
 
+#: The guest's own names in every program's scope (R-RUN-6).
+_OWN_NAMES: Final = {"BindingError": BindingError, "help": program_help}
+
+
 def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
     """Run the program and send its DONE (R-DONE-1)."""
     output = OutputBuffer(channel, run.limits)
@@ -102,7 +106,8 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
     sys.stderr = ProgramStream(output, Stream.STDERR, interrupt.check)
     namespace: dict[str, Any] = {}
     try:
-        code = compile_program(run.source, run.last_expression)
+        known = {*_OWN_NAMES, *(b.name for b in run.bindings), *(run.variables or ())}
+        code = compile_program(run.source, run.last_expression, known)
         guest: Any
         # Without asyncio calls are sequential, and blocking on fd 3 is the
         # shortest path for them, warm guest or not.
@@ -115,8 +120,7 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
         # A binding hides a guest name or a built-in of the same name (R-RUN-6).
         bindings = {b.name: describe_binding(guest.make_binding(b.name), b)
                     for b in run.bindings}
-        namespace = program_globals({"BindingError": BindingError, "help": program_help},
-                                    bindings, run.variables)
+        namespace = program_globals(_OWN_NAMES, bindings, run.variables)
         interrupt.handover()  # the stream ended while the run was being prepared
         try:
             value = guest.main(code, namespace)

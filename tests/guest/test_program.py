@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import traceback
+import warnings
 from typing import Any
 
 import pytest
@@ -147,3 +148,68 @@ def test_a_program_compiled_as_a_function_keeps_its_lines_and_errors() -> None:
     with pytest.raises(SyntaxError):
         compile_program("x = 1\nfrom __future__ import annotations\ntry:\n    return 1\n"
                         "finally:\n    pass")
+
+
+def test_annotations_are_evaluated_as_cpython_does() -> None:
+    """A dataclass's fields and a TypedDict's required keys see real types."""
+    source = """
+from dataclasses import dataclass, fields
+from typing import NotRequired, TypedDict
+@dataclass
+class Row:
+    sku: str
+    qty: int
+class Movie(TypedDict):
+    title: str
+    year: NotRequired[int]
+def f(x: int) -> str:
+    return str(x)
+return [[f.type for f in fields(Row)], sorted(Movie.__required_keys__), f.__annotations__]
+"""
+    assert execute(source) == [[str, int], ["title"], {"x": int, "return": str}]
+
+
+def test_annotations_naming_what_only_the_declarations_define_are_text() -> None:
+    """``Hit`` exists only in the text the model reads: an annotation naming
+    it is kept as that text; the others around it are evaluated."""
+    source = """
+from dataclasses import dataclass, fields
+@dataclass
+class Pick:
+    hit: Hit
+    rank: int
+def best(hits: list[Hit], n: int = 1) -> Hit | None:
+    return hits[0]
+found: list[Hit] = [{"name": "a"}]
+return [best(found), best.__annotations__, [f.type for f in fields(Pick)]]
+"""
+    assert execute(source) == [{"name": "a"},
+                               {"hits": "list[Hit]", "n": int, "return": "Hit | None"},
+                               ["Hit", int]]
+    # A name the run defines (a binding, a variable) is evaluated.
+    value, _ = run_in("def f(x: Hit) -> None:\n    pass\nreturn f.__annotations__['x']",
+                      Hit=int)
+    assert value == "Hit"  # compiled without knowing the variable: text
+    namespace = program_globals({}, {}, {"Hit": int})
+    code = compile_program("def f(x: Hit) -> None:\n    pass\nreturn f.__annotations__['x']",
+                           known={"Hit"})
+    with pytest.raises(ProgramReturn) as returned:
+        eval(code, namespace)
+    assert returned.value.value is int
+
+
+def test_a_program_that_cannot_be_compiled_is_a_syntax_error() -> None:
+    """R-DONE-6: IndentationError and TabError too are typed SyntaxError."""
+    from tether.guest.python.program import describe
+
+    with pytest.raises(SyntaxError) as caught:
+        compile_program("x = 1\n  y = 2")
+    error = describe(caught.value)
+    assert (error.type, error.message, error.line) == ("SyntaxError", "unexpected indent", 2)
+
+
+def test_a_warning_of_the_compile_is_given_once() -> None:
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        compile_program("x = 1\nif x is 1:\n    pass\ntry:\n    return x\nfinally:\n    pass")
+    assert [str(w.message) for w in seen] == ['"is" with a literal. Did you mean "=="?']

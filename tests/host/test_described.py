@@ -340,7 +340,7 @@ def test_a_python_syntax_error_is_the_checks_only_diagnostic() -> None:
     result = run("    x = await search('q')\n    return x", bindings=BINDINGS, check=True)
     assert result.status is Status.INVALID, result
     assert [(d.type, d.message, d.line) for d in result.diagnostics] == [
-        ("IndentationError", "unexpected indent", 1)]
+        ("SyntaxError", "unexpected indent", 1)]
     result = run("x = 1\nif x\n    return x", bindings=BINDINGS, check=True)
     assert [(d.type, d.line) for d in result.diagnostics] == [("SyntaxError", 2)]
 

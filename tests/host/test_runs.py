@@ -223,6 +223,15 @@ def test_program_error_traceback_has_only_program_frames(lang: str) -> None:
     assert result.output == "before\n"
 
 
+def test_a_program_indented_wrong_is_a_syntax_error() -> None:
+    """R-DONE-6: what the guest cannot compile is typed SyntaxError, its
+    subclasses too."""
+    result = run("x = 1\n  y = 2\nreturn x")
+    assert result.error is not None
+    assert (result.status, result.error.type, result.error.message, result.error.line) == (
+        Status.ERROR, "SyntaxError", "unexpected indent", 2)
+
+
 def test_syntax_error(lang: str) -> None:
     result = run(pick(lang, python="x = 1\nreturn (\n", javascript="const x = 1\nreturn )\n"),
                  language=lang)
@@ -402,11 +411,11 @@ def test_the_programs_globals_are_its_main_module() -> None:
     assert result.value == ["P", "Q", True]
 
 
-def test_annotations_are_not_evaluated() -> None:
+def test_annotations_naming_declared_types_are_not_evaluated() -> None:
     """A program may annotate with the type names of the bindings'
     declarations (``list[Hit]``), which exist only in the text the model
-    reads: annotations are kept as text, as under ``from __future__ import
-    annotations``."""
+    reads: those annotations are kept as text (the others are evaluated,
+    tests/guest/test_program.py)."""
     source = ("def best(hits: list[Hit]) -> Hit:\n    return hits[0]\n"
               "found: list[Hit] = [{'name': 'a'}]\nreturn best(found)['name']")
     result = run(source)
