@@ -139,15 +139,39 @@ class AsyncGuest:
         self._main = asyncio.current_task()
         loop.add_reader(self.channel.read_fd, self.on_readable)
         try:
-            # A module's coroutine (top-level await) or none; a function's
-            # coroutine gives the program's value.
-            awaitable = eval(code, namespace)
-            if awaitable is not None:
-                return await awaitable
-        except ProgramReturn as ret:
-            return ret.value
+            try:
+                # A module's coroutine (top-level await) or none; a function's
+                # coroutine gives the program's value.
+                awaitable = eval(code, namespace)
+                if awaitable is not None:
+                    return await awaitable
+            except ProgramReturn as ret:
+                return ret.value
+            finally:
+                await _end_the_rest()
         finally:
             loop.remove_reader(self.channel.read_fd)
         return None
+
+
+async def _end_the_rest() -> None:
+    """What asyncio.run does as its main coroutine ends, before DONE: the
+    tasks the program left are cancelled and awaited (their ``finally``
+    clauses run, binding calls included), its async generators closed. A
+    task that will not end holds the run until its timeout, as it would
+    hold asyncio.run."""
+    loop = asyncio.get_running_loop()
+    await asyncio.sleep(0)  # an async generator dropped just now: its aclose becomes a task
+    tasks = asyncio.all_tasks() - {asyncio.current_task()}
+    if tasks:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for task in tasks:
+            if not task.cancelled() and task.exception() is not None:
+                loop.call_exception_handler({
+                    "message": "unhandled exception in a task left running as the program ended",
+                    "exception": task.exception(), "task": task})
+    await loop.shutdown_asyncgens()
 
 

@@ -286,6 +286,32 @@ def test_a_return_inside_a_task_group_waits_for_its_tasks() -> None:
     assert result.variables["city"] == "rome"
 
 
+def test_tasks_and_generators_the_program_leaves_are_ended_as_asyncio_run_ends_them() -> None:
+    """As the program ends, the tasks it left are cancelled and awaited and its
+    async generators closed, before DONE: their cleanup runs, binding calls
+    included, and what it prints is output."""
+    released: list[str] = []
+
+    async def hold() -> None:
+        await asyncio.sleep(3600)
+
+    async def release(name: str) -> str:
+        released.append(name)
+        return f"released {name}"
+
+    source = ("import asyncio\nasync def holder():\n    try:\n        await hold()\n"
+              "    finally:\n        print(await release('lock'))\n"
+              "async def stream():\n    try:\n        yield 1\n        yield 2\n"
+              "    finally:\n        print('stream closed')\n"
+              "task = asyncio.create_task(holder())\nawait asyncio.sleep(0.01)\n"
+              "async for x in stream():\n    break\nreturn x\n")
+    result = run(source, bindings=[hold, release])
+    assert result.status is Status.OK, result.error
+    assert result.value == 1
+    assert released == ["lock"]
+    assert sorted(result.output.splitlines()) == ["released lock", "stream closed"]
+
+
 def test_an_error_raised_in_finally_after_a_return_shows_only_the_program() -> None:
     result = run("try:\n    return 1\nfinally:\n    raise ValueError('cleanup')")
     assert result.status is Status.ERROR and result.error is not None
