@@ -59,11 +59,18 @@ class ArgumentCheck:
             (p.name for p in params if p.kind is ParamKind.VAR_POSITIONAL), None)
         self._var_keyword = next((p.name for p in params if p.kind is ParamKind.VAR_KEYWORD), None)
 
-    def check(self, args: list[Any], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+    def check(self, args: list[Any], kwargs: dict[str, Any], *,
+              extra_positional: bool = False) -> tuple[list[Any], dict[str, Any]]:
+        """``extra_positional``: positional arguments past the parameters are
+        left out, as JavaScript leaves them (``xs.map(binding)`` passes each
+        element's index and the array too); otherwise they are an error, as
+        in Python."""
         description = self._description
         if description.explicit:
             arguments = self._explicit_arguments(args, kwargs)
         else:
+            if extra_positional and self._var_positional is None:
+                args = args[:len(self._positional)]
             arguments = self._bind(args, kwargs)
         self._validate(arguments)
         if description.explicit:

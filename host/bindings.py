@@ -36,6 +36,8 @@ class HostBinding:
     description: Description
     arguments: ArgumentCheck
     approval: Policy | None = None  # whether a call asks the approval hook first
+    #: Extra positional arguments are left out (JavaScript's rule), not refused.
+    extra_positional: bool = False
 
     async def invoke(self, args: list[Any], kwargs: dict[str, Any],
                      threads: Executor | None = None) -> Any:
@@ -45,7 +47,8 @@ class HostBinding:
         caller's context variables as asyncio.to_thread does, so the event
         loop never blocks. A sync binding cannot be interrupted: on a timeout
         or cancellation its thread finishes in the background."""
-        args, kwargs = self.arguments.check(args, kwargs)
+        args, kwargs = self.arguments.check(args, kwargs,
+                                            extra_positional=self.extra_positional)
         if self.is_async:
             result = await self.function(*args, **kwargs)
         else:
@@ -166,4 +169,5 @@ def _prepare(description: Description, language: str, arguments: ArgumentCheck,
         description=description,
         arguments=arguments,
         approval=approval,
+        extra_positional=language in ("javascript", "typescript"),
     )

@@ -232,6 +232,22 @@ def test_a_program_indented_wrong_is_a_syntax_error() -> None:
         Status.ERROR, "SyntaxError", "unexpected indent", 2)
 
 
+def test_javascript_leaves_out_positional_arguments_past_the_parameters() -> None:
+    """``xs.map(binding)`` passes each element's index and the array too: from
+    JavaScript, positional arguments past a binding's parameters are left
+    out, as JavaScript leaves them; from Python they are refused."""
+    async def upper(text: str) -> str:
+        return text.upper()
+
+    result = run("return await Promise.all(['a', 'b'].map(upper))", language="javascript",
+                 bindings=[upper])
+    assert result.status is Status.OK, result.error
+    assert result.value == ["A", "B"]
+    result = run("return await upper('a', 1)", bindings=[upper])
+    assert result.error is not None
+    assert result.error.message == "TypeError: upper() takes 1 positional argument but 2 were given"
+
+
 def test_syntax_error(lang: str) -> None:
     result = run(pick(lang, python="x = 1\nreturn (\n", javascript="const x = 1\nreturn )\n"),
                  language=lang)
