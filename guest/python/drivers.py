@@ -125,6 +125,8 @@ class SyncGuest:
             except StopIteration as stop:
                 return stop.value
             value, error = None, None
+            if request is None:  # a bare yield (asyncio's sleep(0)): nothing to wait for
+                continue
             if not isinstance(request, _CallRequest):
                 error = RuntimeError("the program awaited something other than a binding "
                                      "call: import asyncio to use asyncio")

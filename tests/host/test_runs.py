@@ -248,6 +248,19 @@ def test_javascript_leaves_out_positional_arguments_past_the_parameters() -> Non
     assert result.error.message == "TypeError: upper() takes 1 positional argument but 2 were given"
 
 
+def test_a_bare_yield_is_awaited_without_asyncio() -> None:
+    """A program that does not import asyncio may still await a bare yield
+    (``types.coroutine``, asyncio's ``sleep(0)``): it waits for nothing."""
+    async def add(a: int, b: int) -> int:
+        return a + b
+
+    source = "import types\n@types.coroutine\ndef tick():\n    yield\nawait tick()\n" \
+             "return await add(1, 1)"
+    result = run(source, bindings=[add])
+    assert result.status is Status.OK, result.error
+    assert result.value == 2
+
+
 def test_syntax_error(lang: str) -> None:
     result = run(pick(lang, python="x = 1\nreturn (\n", javascript="const x = 1\nreturn )\n"),
                  language=lang)
