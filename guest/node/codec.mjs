@@ -333,7 +333,8 @@ class Reader {
       case 2: {
         const n = this.length(info, 1);
         this.pos += n;
-        return this.bytes.subarray(this.pos - n, this.pos);
+        // A copy: a view would show the rest of the frame through its .buffer (§6.1).
+        return new Uint8Array(this.bytes.subarray(this.pos - n, this.pos));
       }
       case 3: return this.text(info);
       case 4: {

@@ -196,7 +196,7 @@ function captureOutput() {
 
 /** A binding shows the host's description: `doc`, `signature`, and toString() as declared. */
 function makeBinding({ name, signature, doc }) {
-  const binding = async (...args) => call(name, args);
+  const binding = async (...args) => call(name, args, binding);
   const text = `${doc ? `${doc}\n` : ''}declare function ${name}${signature ?? '(...args: any[]): Promise<any>'};`;
   Object.defineProperties(binding, {
     name: { value: name },
@@ -207,13 +207,28 @@ function makeBinding({ name, signature, doc }) {
   return binding;
 }
 
-async function call(name, programArgs) {
+/**
+ * `error`, its stack taken again from below `above` (a function on the stack):
+ * the program's `e.stack` shows its own frames, not the guest's and its path.
+ */
+function fromProgram(error, above) {
+  Error.captureStackTrace(error, above);
+  return error;
+}
+
+async function call(name, programArgs, binding) {
   const { max_depth: depth, value_bytes: maxBytes, max_calls_in_flight: maxCalls } = state.limits;
-  const wireArgs = programArgs.map((arg, i) => {
+  // Trailing undefined arguments are left out (§6.1): JavaScript treats them
+  // as missing, so the binding's defaults apply; one before a defined argument is null.
+  let count = programArgs.length;
+  while (count > 0 && programArgs[count - 1] === undefined) count -= 1;
+  const wireArgs = programArgs.slice(0, count).map((arg, i) => {
     try {
       return toWire(arg, depth);
     } catch (err) {
-      if (err instanceof ValueModelError) throw new TypeError(`${name}() argument ${i + 1}: ${err.message}`);
+      if (err instanceof ValueModelError) {
+        throw fromProgram(new TypeError(`${name}() argument ${i + 1}: ${err.message}`), binding);
+      }
       throw err;
     }
   });
@@ -221,10 +236,10 @@ async function call(name, programArgs) {
   // As [args, kwargs], kwargs empty (a0): 2 bytes and 2 items more.
   const excess = valueExcess(args.bytes, maxBytes, -2, -2);
   if (excess?.kind === 'bytes') {
-    throw new RangeError(`${name}() arguments take ${excess.amount} bytes, over the limit of ${maxBytes} (value_bytes)`);
+    throw fromProgram(new RangeError(`${name}() arguments take ${excess.amount} bytes, over the limit of ${maxBytes} (value_bytes)`), binding);
   }
   if (excess !== null) {
-    throw new RangeError(`${name}() arguments hold more than ${excess.amount} values (value_bytes / 16)`);
+    throw fromProgram(new RangeError(`${name}() arguments hold more than ${excess.amount} values (value_bytes / 16)`), binding);
   }
   let queued = false;
   while (state.inFlight.size >= maxCalls && isRunning()) { // R-CALL-3: queue in the guest
@@ -233,14 +248,14 @@ async function call(name, programArgs) {
   }
   if (state.phase === 'FINISHED') return new Promise(() => {}); // the run is over
   // R-CANCEL-2: a queued call is cancelled with the rest
-  if (queued && state.phase === 'CANCELLING') throw new Cancelled(state.cancelReason);
+  if (queued && state.phase === 'CANCELLING') throw fromProgram(new Cancelled(state.cancelReason), call);
   const id = ++state.lastCallId;
   const settled = new Promise((resolve) => state.inFlight.set(id, { resolve }));
   send(TYPES.CALL, { id, name, args, kwargs: new Map() });
   const result = await settled;
   // Raised here, inside the program's await chain, so the stack shows its line.
-  if (result.cancelled !== undefined) throw new Cancelled(result.cancelled);
-  if (result.error) throw new BindingError(name, result.error);
+  if (result.cancelled !== undefined) throw fromProgram(new Cancelled(result.cancelled), call);
+  if (result.error) throw fromProgram(new BindingError(name, result.error), call);
   return fromWire(result.value);
 }
 
@@ -291,11 +306,25 @@ function compile(source, language, names, options = {}) {
     }
     inserted.sort((a, b) => a[1] - b[1]);
   }
-  const script = new vm.Script(code, {
-    filename: FILENAME,
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-  });
+  let script;
+  try {
+    script = new vm.Script(code, {
+      filename: FILENAME,
+      importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+    });
+  } catch (err) {
+    // amaro strips types but leaves decorators, which Node 20 cannot parse:
+    // V8's "Invalid or unexpected token" alone does not say why.
+    if (err instanceof SyntaxError && atDecorator(err.stack)) err.message += ' (decorators are not supported)';
+    throw err;
+  }
   return script.runInThisContext();
+}
+
+/** Whether the caret of a syntax error's stack (as V8 shows it) is at `@name`. */
+function atDecorator(stack) {
+  const shown = /^<program>:\d+\n(.*)\n( *)\^/.exec(stack);
+  return shown !== null && /^@[\p{ID_Start}$_]/u.test(shown[1].slice(shown[2].length));
 }
 
 let amaroModule;
@@ -304,8 +333,11 @@ function loadAmaro() {
   return amaroModule;
 }
 
-/** The program's own frames only (R-DONE-2), with columns of line 1 unshifted. */
-function describe(err) {
+/**
+ * The program's own frames only (R-DONE-2), with columns of line 1 unshifted.
+ * `compiling`: the error is the program's own syntax error, shown at its line.
+ */
+function describe(err, compiling = false) {
   if (!(err instanceof Error)) {
     return { type: 'Error', message: `uncaught ${typeof err}: ${String(err)}`, traceback: '' };
   }
@@ -316,14 +348,15 @@ function describe(err) {
       (_, row, col) => `<program>:${row}:${programColumn(Number(row), Number(col))}`));
   let line = err.programLine;
   if (line === undefined && frames.length > 0) line = Number(/<program>:(\d+):/.exec(frames[0])[1]);
-  if (line === undefined && err instanceof SyntaxError) {
+  if (line === undefined && compiling) {
     const where = /^<program>:(\d+)/.exec(stack);
     if (where) line = Number(where[1]);
   }
   const type = errorType(err);
   const message = err instanceof BindingError ? err.text : String(err.message);
   const header = `${type}: ${message}`;
-  const where = err instanceof SyntaxError && line !== undefined ? syntaxContext(stack, line) : [];
+  // Only there: a SyntaxError the program throws or JSON.parse raises has frames instead.
+  const where = compiling && line !== undefined ? syntaxContext(stack, line) : [];
   const error = { type, message, traceback: [...where, header, ...frames].join('\n') + '\n' };
   if (line !== undefined) error.line = line;
   return error;
@@ -671,17 +704,27 @@ function start(run) {
   const capture = run.variables !== undefined;
   if (capture) state.globalsBefore = new Set(Object.getOwnPropertyNames(globalThis));
   if (capture || run.last_expression) scope.set(REGISTER, (get) => { state.capture = capture ? get : null; });
-  process.on('uncaughtException', (err) => finish({ error: describe(err) }));
-  process.on('unhandledRejection', (err) => finish({ error: describe(err) }));
+  for (const event of ['uncaughtException', 'unhandledRejection']) {
+    const ending = (err) => {
+      // As in plain Node, a listener of the program's own handles the error
+      // and the program goes on; with none, the error ends the run.
+      if (process.listeners(event).some((listener) => listener !== ending)) return;
+      finish({ error: describe(err) });
+    };
+    process.on(event, ending);
+  }
   let program;
   try {
     program = compile(run.source, run.language, [...scope.keys()].filter((n) => n !== REGISTER),
       { capture, lastExpression: run.last_expression, variables: [...variables.keys()] });
   } catch (err) {
-    finish({ error: describe(err) });
+    finish({ error: describe(err, true) });
     return;
   }
-  program(...scope.values())().then(finishWithValue, (err) => finish({ error: describe(err) }));
+  // Started by a microtask of its own, the program has none of the guest's
+  // frames (and paths) below its own in the stacks it sees.
+  Promise.resolve().then(program(...scope.values()))
+    .then(finishWithValue, (err) => finish({ error: describe(err) }));
 }
 
 /**
@@ -839,6 +882,9 @@ function main() {
   const args = process.argv.slice(2);
   const cwd = args.indexOf('--cwd');
   if (cwd >= 0) process.chdir(args[cwd + 1]);
+  // The program sees the argv of a script run with no arguments, the script
+  // named as in its tracebacks: the guest's own script and options are not its.
+  process.argv = [process.execPath, FILENAME];
   send(TYPES.HELLO, {
     protocol: PROTOCOL_VERSION,
     implementation: `tether-node/${VERSION} node/${process.versions.node}`,

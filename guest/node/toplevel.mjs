@@ -22,12 +22,14 @@ const parse = (code, options) => (acorn ??= createRequire(import.meta.url)('acor
 export function topLevel(code, options) {
   let tree;
   try {
-    tree = parse(code, { ecmaVersion: 'latest', sourceType: 'script' });
+    // preserveParens: a parenthesized last expression spans its parentheses,
+    // so that `return (` goes before them, not inside.
+    tree = parse(code, { ecmaVersion: 'latest', sourceType: 'script', preserveParens: true });
   } catch (err) {
     if (!(err instanceof SyntaxError)) throw err; // acorn missing, say: not the program's
     return { code, inserted: [] };
   }
-  const outer = tree.body[0].expression; // the function of the scope's names
+  const outer = tree.body[0].expression.expression; // in its parentheses: the function of the scope's names
   const inner = outer.body.body[0].argument; // the program's async function
   const [register, ...statements] = inner.body.body;
   const edits = []; // [start, end, text], applied from the end

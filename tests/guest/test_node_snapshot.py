@@ -74,7 +74,7 @@ def test_a_guest_started_from_the_snapshot_runs_programs(snapshots: Path, sandbo
     argv = _argv()
     assert "--snapshot-blob" in argv and str(snapshots) in argv[argv.index("--snapshot-blob") + 1]
     assert asyncio.run(_runs(sandbox)) == [
-        Status.OK, "hi function /\n", [3, ["--cwd"]], 42, {"x": 1, "y": 2}, 2, "TypeError", 1]
+        Status.OK, "hi function /\n", [3, []], 42, {"x": 1, "y": 2}, 2, "TypeError", 1]
 
 
 def test_a_guest_with_node_options_of_its_own_starts_from_main(snapshots: Path) -> None:
@@ -190,7 +190,7 @@ def test_a_cold_guest_from_the_snapshot_times_out_with_its_run(snapshots: Path) 
 def test_a_guest_with_no_snapshot_starts_from_main_and_the_build_goes_on_apart(
         snapshots: Path) -> None:
     assert "--snapshot-blob" not in _argv()  # the first asks for it
-    assert asyncio.run(_runs("process"))[:3] == [Status.OK, "hi function /\n", [3, ["--cwd"]]]
+    assert asyncio.run(_runs("process"))[:3] == [Status.OK, "hi function /\n", [3, []]]
     deadline = time.monotonic() + 60
     while "--snapshot-blob" not in _argv() and time.monotonic() < deadline:
         time.sleep(0.05)

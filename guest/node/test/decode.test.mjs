@@ -121,3 +121,13 @@ test('an integer field that holds an integral float is INVALID_MESSAGE', () => {
   const fine = Buffer.from('a26269640165' + '76616c7565f93c00', 'hex');
   assert.deepEqual(decodeMessage({ type: 4, payload: fine }).body, { id: 1, value: 1 });
 });
+
+test('decoded bytes own their memory, not a view of the payload (§6.1)', () => {
+  // {"id": 1, "value": h'00010203'}, from a Buffer as the guest reads it
+  const payload = Buffer.from('a26269640165' + '76616c7565' + '4400010203', 'hex');
+  const { value } = decodeMessage({ type: 4, payload }).body;
+  assert.equal(value.constructor, Uint8Array);
+  assert.deepEqual([value.byteOffset, value.buffer.byteLength], [0, 4]);
+  payload.fill(0); // the frame's buffer reused: the value keeps its bytes
+  assert.deepEqual([...value], [0, 1, 2, 3]);
+});
