@@ -188,6 +188,11 @@ SCENARIOS: tuple[Scenario, ...] = (
              bindings=("add",),
              programs={"python": "x = await add(1, 2)\nreturn await add(x, 3)",
                        "javascript": "const x = await add(1, 2)\nreturn await add(x, 3)"}),
+    Scenario("call-trailing-undefined", "A JavaScript call's trailing undefined arguments "
+             "are left out of CALL, so the binding's defaults apply", ("R-JS-1", "R-CALL-1"),
+             bindings=("add",),
+             programs={"python": "return await add(1, 2)",
+                       "javascript": "return await add(1, 2, undefined, undefined)"}),
     Scenario("concurrent-calls", "Three calls in flight at once, answered in any order",
              ("R-CALL-2", "R-CALL-6", "R-STATE-2"), bindings=("add",), unordered_calls=True,
              programs={

@@ -1,6 +1,6 @@
 """JavaScript programs behave as under plain Node where the value model and
-the protocol leave room (spec §6.1): bytes that own their memory, trailing
-`undefined` arguments left out, the program's own error listeners, its
+the protocol leave room (spec §6.1): bytes that own their memory (R-JS-2),
+trailing `undefined` arguments left out (R-JS-1), the program's own error listeners, its
 argv and stacks, and a parenthesized last expression; from the startup
 snapshot as from main.mjs."""
 

@@ -1,0 +1,1 @@
+return await add(1, 2)
