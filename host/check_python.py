@@ -64,18 +64,30 @@ def wrap(source: str, variables: Sequence[str] = ()) -> str:
 def _layout(source: str, variables: Sequence[str]) -> list[tuple[str, int, int]]:
     """The checked file's lines: (text, the program's line or 0, columns added).
 
-    Top-level ``from x import *`` lines go to module level (a function may
-    not hold one), right after the bindings' import as in the guest, leaving
-    a blank line in their place. Lines that continue a multi-line string
+    The program's opening ``from __future__`` lines go first and top-level
+    ``from x import *`` lines right after the bindings' import (a function
+    may hold neither), as in the guest, leaving a blank line in their place.
+    The annotation of a top-level name that is a variable of the run (declared
+    global here) is blanked: a global may not be annotated in a function, and
+    it may be at the top of a module. Lines that continue a multi-line string
     keep their text: indenting them would change the string."""
     lines = source.splitlines(keepends=True)
-    hoisted, in_string = _star_imports(source, lines), _string_lines(source)
-    layout = [(_PRELUDE, 0, 0)]
-    layout += [(lines[n - 1].strip() + "\n", n, 0) for n in sorted(hoisted)]
+    tree = _tree(source)
+    futures, stars = _hoisted(tree, source, lines)
+    in_string = _string_lines(source)
+    blanked = _annotations_of(tree, set(variables))
+    layout = [(lines[n - 1].strip() + "\n", n, 0) for n in futures]
+    layout.append((_PRELUDE, 0, 0))
+    layout += [(lines[n - 1].strip() + "\n", n, 0) for n in stars]
     layout.append((_FUNCTION, 0, 0))
     if variables:
         layout.append((f"{_INDENT}global {', '.join(variables)}\n", 0, 0))
-    for n, line in enumerate(lines, 1):
+    hoisted = {*futures, *stars}
+    for n, text in enumerate(lines, 1):
+        line = text
+        if n in blanked:  # columns in UTF-8 bytes, as the parser gives them
+            start, end = (len(text.encode()[:at].decode()) for at in blanked[n])
+            line = text[:start] + " " * (end - start) + text[end:]
         if n in hoisted:
             layout.append((line[len(line.rstrip("\r\n")):] or "\n", n, 0))
         elif n in in_string or not line.strip():
@@ -88,16 +100,54 @@ def _layout(source: str, variables: Sequence[str]) -> list[tuple[str, int, int]]
     return layout
 
 
-def _star_imports(source: str, lines: list[str]) -> set[int]:
-    """The lines that are a top-level ``from x import *`` and nothing else."""
+def _tree(source: str) -> ast.Module | None:
     try:
-        tree = ast.parse(source)
+        return ast.parse(source)
     except (SyntaxError, ValueError):
-        return set()
-    return {node.lineno for node in tree.body
-            if isinstance(node, ast.ImportFrom) and [a.name for a in node.names] == ["*"]
-            and node.end_lineno == node.lineno
-            and ast.get_source_segment(source, node) == lines[node.lineno - 1].strip()}
+        return None
+
+
+def _hoisted(tree: ast.Module | None, source: str,
+             lines: list[str]) -> tuple[list[int], list[int]]:
+    """The lines that are an opening ``from __future__ import`` (after a
+    docstring, if any), and those that are a top-level ``from x import *``,
+    each alone on its line."""
+    if tree is None:
+        return [], []
+
+    def alone(node: ast.stmt) -> bool:
+        return node.end_lineno == node.lineno \
+            and ast.get_source_segment(source, node) == lines[node.lineno - 1].strip()
+
+    body = tree.body
+    start = int(bool(body) and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str))
+    futures: list[int] = []
+    for node in body[start:]:
+        if not (isinstance(node, ast.ImportFrom) and node.module == "__future__" and alone(node)):
+            break
+        futures.append(node.lineno)
+    stars = [node.lineno for node in body
+             if isinstance(node, ast.ImportFrom) and [a.name for a in node.names] == ["*"]
+             and alone(node)]
+    return futures, stars
+
+
+def _annotations_of(tree: ast.Module | None, names: set[str]) -> dict[int, tuple[int, int]]:
+    """For each top-level ``name: T = ...`` of one of ``names`` written on one
+    line, its line and the columns of ``: T`` (the target's end to the
+    annotation's end)."""
+    if tree is None or not names:
+        return {}
+    found: dict[int, tuple[int, int]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and node.simple and isinstance(node.target, ast.Name) \
+                and node.target.id in names and node.annotation.end_lineno == node.lineno \
+                and node.annotation.end_col_offset is not None \
+                and node.target.end_col_offset is not None:
+            found[node.lineno] = (node.target.end_col_offset, node.annotation.end_col_offset)
+    return found
 
 
 def _string_lines(source: str) -> set[int]:

@@ -8,7 +8,7 @@ import os
 import sys
 import threading
 import warnings
-from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -416,13 +416,17 @@ class Runtime:
                     "loop it was first used on (make one Runtime per loop or thread)")
 
     async def check(self, source: str, *, language: str = "python",
-                    bindings: BindingsArg = None) -> tuple[RunError, ...]:
+                    bindings: BindingsArg = None,
+                    variables: Iterable[str] = ()) -> tuple[RunError, ...]:
         """Type-check ``source`` against the bindings' declarations without
         running it: the problems found, each with line and column (empty when
-        there are none, or when no checker is available)."""
+        there are none, or when no checker is available). ``variables``: the
+        names the run will define (``run(variables=...)``'s keys; a mapping
+        gives its keys)."""
         if language not in LANGUAGES:
             raise ValueError(f"unsupported language {language!r}")
-        found = await self._checker.diagnostics(source, language, describe_bindings(bindings))
+        found = await self._checker.diagnostics(source, language, describe_bindings(bindings),
+                                                variables)
         return found or ()
 
     def describe(self, bindings: BindingsArg, *, language: str = "python",

@@ -183,6 +183,29 @@ def test_a_checked_program_sees_the_runs_variables() -> None:
     assert result.ok, result.diagnostics
 
 
+@pytest.mark.parametrize("source", [
+    "from __future__ import annotations\nhits: list[str] = await search(q)\nreturn len(hits)",
+    '"""Find."""\nfrom __future__ import annotations\ntry:\n    return len(await search(q))\n'
+    "finally:\n    pass",
+    "q: str = q.strip()\nhits: list[str] = await search(q)\nreturn len(hits)",
+    "q: str\nhits = await search(q)\nreturn len(hits)",
+])
+def test_what_a_module_allows_passes_the_check(source: str) -> None:
+    """The program is checked as a function body: an opening ``from
+    __future__`` import and an annotated run variable, both fine at the
+    top of a module (the guest's), pass the check as they run."""
+    result = run(source, bindings=BINDINGS, check=True, variables={"q": " a "})
+    assert result.ok, (result.error, result.diagnostics)
+    assert result.value == 3
+
+
+def test_a_check_error_after_a_hoisted_line_keeps_its_line_and_column() -> None:
+    source = "from __future__ import annotations\nq: str = q\nreturn await serch(q)"
+    result = run(source, bindings=BINDINGS, check=True, variables={"q": "a"})
+    assert [(d.line, d.column, d.type) for d in result.diagnostics] == [
+        (3, 14, "unresolved-reference")], result.diagnostics
+
+
 @pytest.mark.parametrize("lang", ["javascript", "typescript"])
 def test_a_checked_javascript_program_sees_the_runs_variables(lang: str) -> None:
     """As parameters of any type around the program, as the guest has them:
@@ -215,11 +238,13 @@ def test_runtime_check_and_the_runtime_default() -> None:
             clean = await rt.check("return await add(1, 2)", bindings=DEMO)
             refused = await rt.run("await add(1)", bindings=DEMO)
             ran = await rt.run("await add(1)", bindings=DEMO, check=False)
-            return found, clean, refused, ran
+            # The names a run's variables will define, as run(check=True) knows them.
+            given = await rt.check("return await add(a, 2)", bindings=DEMO, variables={"a": 1})
+            return found, clean, refused, ran, given
 
-    found, clean, refused, ran = asyncio.run(go())
+    found, clean, refused, ran, given = asyncio.run(go())
     assert [(d.line, d.type) for d in found] == [(1, "missing-argument")]
-    assert clean == ()
+    assert clean == given == ()
     assert refused.status is Status.INVALID
     assert ran.status is Status.ERROR and ran.error.type == "BindingError"
 
