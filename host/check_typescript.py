@@ -3,8 +3,8 @@ compiler against the bindings' ``.d.ts``, in one long-lived Node process
 (``guest/node/check.mjs``) so that a check does not pay the compiler's
 start-up and the library files are parsed once.
 
-TypeScript programs get the compiler's errors (``strict``, without
-``noImplicitAny``); JavaScript programs go through ``checkJs`` and keep only
+TypeScript programs get the compiler's errors (``strict``, implicit
+``any`` allowed); JavaScript programs go through ``checkJs`` and keep only
 what it knows for sure: unknown names, argument counts and argument types
 the declarations give. The checker is host-side tooling: it reads the
 program as text, never runs it. Checks are answered one at a time; one that

@@ -231,6 +231,18 @@ def test_without_check_a_typescript_type_error_still_runs() -> None:
     assert run("const x: number = 'a';\nreturn x", language="typescript").value == "a"
 
 
+@pytest.mark.parametrize("source", [
+    "const out = [];\nfor (const h of await search('a')) out.push(h.length);\nreturn out",
+    "let seen;\nseen = await search('a', 1);\nreturn seen.map((h) => h.length)",
+    "const by = {};\nby['a'] = 1;\nfunction twice(x) { return x * 2 }\nreturn twice(by['a'])",
+])
+def test_typescript_infers_as_plain_typescript_does(source: str) -> None:
+    """An empty array grows with its pushes (without noImplicitAny it would
+    hold ``never``), and implicit ``any`` stays allowed."""
+    result = run(source, language="typescript", bindings=BINDINGS, check=True)
+    assert result.ok, (result.error, result.diagnostics)
+
+
 def test_runtime_check_and_the_runtime_default() -> None:
     async def go() -> Any:
         async with Runtime(check=True) as rt:
