@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import inspect
 import math
 import types
@@ -185,6 +186,23 @@ _KINDS = {
 }
 
 
+@functools.cache
+def _result_schema_generator() -> type[Any]:
+    """pydantic's JSON Schema generator, but a result's fields that have a
+    default are required: the dump the program receives always holds them
+    (a TypeScript declaration would make them optional, ``u.tags`` possibly
+    undefined). A TypedDict's own NotRequired keys stay optional."""
+    from pydantic.json_schema import GenerateJsonSchema
+
+    class ResultSchema(GenerateJsonSchema):
+        def field_is_required(self, field: Any, total: bool) -> bool:
+            if self.mode != "serialization" or field["type"] == "typed-dict-field":
+                return super().field_is_required(field, total)
+            return field.get("serialization_exclude_if") is None
+
+    return ResultSchema
+
+
 def _from_callable(function: Callable[..., Any], name: str) -> Description:
     # pydantic loads here, when a callable is first described, not with tether.
     from typing import NotRequired, Required
@@ -237,7 +255,8 @@ def _from_callable(function: Callable[..., Any], name: str) -> Description:
         declared = _in_value_model(returns, f"binding {name!r}: return type")
         try:
             returned: Any = TypeAdapter(returns)
-            result = returned.json_schema(mode="serialization")
+            result = returned.json_schema(mode="serialization",
+                                          schema_generator=_result_schema_generator())
         except PydanticUserError:  # e.g. a dict subclass: in the model, but no schema
             result = None
         else:

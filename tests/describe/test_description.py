@@ -6,9 +6,11 @@ import dataclasses
 import datetime
 from collections.abc import Awaitable
 from decimal import Decimal
-from typing import Any
+from typing import Any, NotRequired
 
 import pytest
+from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
 
 from tether import Binding
 from tether.host import describe, describe_bindings
@@ -141,3 +143,35 @@ def test_awaitable_results_and_container_subclasses_are_in_the_model() -> None:
 
     assert describe(later).result == {"type": "array", "items": {"type": "integer"}}
     assert describe(rows).result is None  # pydantic has no schema for it: shown as Any
+
+
+class _User(BaseModel):
+    name: str
+    tags: list[str] = Field(default_factory=list)
+    note: str | None = None
+
+
+@dataclasses.dataclass
+class _Ref:
+    id: int
+    status: str = "open"
+
+
+class _Page(TypedDict):
+    items: list[int]
+    cursor: NotRequired[str]
+
+
+async def user() -> _User: ...
+async def ref() -> _Ref: ...
+async def page() -> _Page: ...
+
+
+def test_result_fields_with_defaults_are_required() -> None:
+    """The dump a program receives always holds a model's or dataclass's
+    defaulted fields: the result schema requires them (a TypeScript
+    declaration would make them optional). A TypedDict's NotRequired keys
+    stay optional."""
+    required = {f.__name__: describe(f).result["required"] for f in (user, ref, page)}
+    assert required == {"user": ["name", "tags", "note"], "ref": ["id", "status"],
+                        "page": ["items"]}
