@@ -8,6 +8,7 @@ warm guest: ``import asyncio`` is a large share of a cold start
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 from tether.codec import (
@@ -25,6 +26,10 @@ from . import interrupt
 from .channel import Channel, OutputBuffer
 from .drivers import BindingError, wire_arguments
 from .program import ProgramReturn
+
+#: How long the tasks a program left get to end once cancelled, and its async
+#: generators to close, before DONE goes out without them.
+CLEANUP_SECONDS = 1.0
 
 
 def new_loop() -> asyncio.AbstractEventLoop:
@@ -157,21 +162,24 @@ class AsyncGuest:
 async def _end_the_rest() -> None:
     """What asyncio.run does as its main coroutine ends, before DONE: the
     tasks the program left are cancelled and awaited (their ``finally``
-    clauses run, binding calls included), its async generators closed. A
-    task that will not end holds the run until its timeout, as it would
-    hold asyncio.run."""
+    clauses run, binding calls included), its async generators closed. They
+    get CLEANUP_SECONDS: a task that swallows its cancellation (a retry loop
+    under a bare ``except``) cannot hold the program's result, as it would
+    hold asyncio.run. When the host cancelled the run, they are cancelled
+    and not waited for: the host's grace is for DONE."""
     loop = asyncio.get_running_loop()
     await asyncio.sleep(0)  # an async generator dropped just now: its aclose becomes a task
     tasks = asyncio.all_tasks() - {asyncio.current_task()}
+    for task in tasks:
+        task.cancel()
+    if interrupt.cancelled():
+        return
     if tasks:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        for task in tasks:
+        done, _ = await asyncio.wait(tasks, timeout=CLEANUP_SECONDS)
+        for task in done:
             if not task.cancelled() and task.exception() is not None:
                 loop.call_exception_handler({
                     "message": "unhandled exception in a task left running as the program ended",
                     "exception": task.exception(), "task": task})
-    await loop.shutdown_asyncgens()
-
-
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(loop.shutdown_asyncgens(), CLEANUP_SECONDS)

@@ -341,6 +341,33 @@ def test_tasks_and_generators_the_program_leaves_are_ended_as_asyncio_run_ends_t
     assert sorted(result.output.splitlines()) == ["released lock", "stream closed"]
 
 
+def test_a_task_that_swallows_its_cancellation_does_not_hold_the_result() -> None:
+    """A task left running under a bare ``except`` (a retry loop) gets a short
+    grace once cancelled: the program's value still comes back."""
+    async def fetch(query: str) -> str:
+        await asyncio.sleep(0.01)
+        return query.upper()
+
+    source = ("import asyncio\nasync def worker():\n    while True:\n        try:\n"
+              "            await fetch('x')\n        except:\n"
+              "            await asyncio.sleep(0.01)\n"
+              "asyncio.create_task(worker())\nreturn await fetch('main')\n")
+    result = run(source, bindings=[fetch])
+    assert result.status is Status.OK, result.error
+    assert result.value == "MAIN"
+
+
+def test_a_task_that_swallows_its_cancellation_keeps_where_a_timed_out_program_was() -> None:
+    """R-CANCEL-4: after the host's CANCEL, the tasks the program left are
+    cancelled and not waited for; DONE says where the program was."""
+    source = ("import asyncio\nasync def stubborn():\n    while True:\n        try:\n"
+              "            await asyncio.sleep(10)\n        except asyncio.CancelledError:\n"
+              "            pass\nasyncio.create_task(stubborn())\nawait asyncio.sleep(100)\n")
+    result = run(source, limits=quick(timeout=1))
+    assert result.status is Status.TIMEOUT
+    assert result.error is not None and result.error.line == 9, result.error
+
+
 def test_an_error_raised_in_finally_after_a_return_shows_only_the_program() -> None:
     result = run("try:\n    return 1\nfinally:\n    raise ValueError('cleanup')")
     assert result.status is Status.ERROR and result.error is not None
