@@ -67,6 +67,8 @@ class ArgumentCheck:
         in Python."""
         description = self._description
         if description.explicit:
+            if extra_positional and args and isinstance(args[0], dict):
+                args = args[:1]  # the one object it takes
             arguments = self._explicit_arguments(args, kwargs)
         else:
             if extra_positional and self._var_positional is None:

@@ -723,8 +723,11 @@ function start(run) {
   }
   // Started by a microtask of its own, the program has none of the guest's
   // frames (and paths) below its own in the stacks it sees.
+  // The conversion of the value may throw too (a getter, a Proxy's trap):
+  // that error is the program's, and no listener of its own may swallow it.
   Promise.resolve().then(program(...scope.values()))
-    .then(finishWithValue, (err) => finish({ error: describe(err) }));
+    .then(finishWithValue, (err) => finish({ error: describe(err) }))
+    .catch((err) => finish({ error: describe(err) }));
 }
 
 /**

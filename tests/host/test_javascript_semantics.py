@@ -119,6 +119,18 @@ def test_an_error_ends_the_run_once_the_programs_listener_is_removed() -> None:
     assert result.output == "handled a\n"
 
 
+@pytest.mark.parametrize("value", ["{get x() { throw new Error('getter') }}",
+                                   "new Proxy({}, {ownKeys() { throw new Error('getter') }})"])
+def test_a_value_that_fails_to_convert_ends_the_run_whatever_the_programs_listeners(
+        value: str) -> None:
+    """The program's own listeners decide about its stray errors only: a
+    returned value whose conversion throws is the program's error at once."""
+    source = f"process.on('unhandledRejection', () => {{}})\nreturn {value}"
+    result = _js(source, limits=Limits(timeout=20))
+    assert result.status is Status.ERROR, result
+    assert result.error is not None and result.error.message == "getter"
+
+
 # ---- 4. trailing undefined arguments --------------------------------------------
 
 

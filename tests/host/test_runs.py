@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tether import Limits, Runtime, Status
+from tether import Binding, Limits, Runtime, Status
 from tether.host.channel import Channel
 
 from .conftest import granted_send_buffer, pick, quick, run
@@ -246,6 +246,15 @@ def test_javascript_leaves_out_positional_arguments_past_the_parameters() -> Non
     result = run("return await upper('a', 1)", bindings=[upper])
     assert result.error is not None
     assert result.error.message == "TypeError: upper() takes 1 positional argument but 2 were given"
+    # An explicit binding takes one object: the map's index and array are left out too.
+    weather = Binding(name="weather", description="The weather.",
+                      function=lambda city: city.upper(),
+                      parameters={"type": "object", "properties": {"city": {"type": "string"}},
+                                  "required": ["city"]})
+    result = run("return await Promise.all([{city: 'oslo'}, {city: 'rome'}].map(weather))",
+                 language="javascript", bindings=[weather])
+    assert result.status is Status.OK, result.error
+    assert result.value == ["OSLO", "ROME"]
 
 
 def test_a_bare_yield_is_awaited_without_asyncio() -> None:
