@@ -3,10 +3,11 @@
 The model reads the bindings' declarations, whose types (``Hit`` in
 ``list[Hit]``) exist only in that text: a program that annotates with them
 would fail with NameError where CPython evaluates the annotation (a
-top-level variable's, a function's). Such an annotation becomes the string
-it reads as, a forward reference written in quotes. Every other annotation
-is evaluated as CPython does, so a dataclass's fields and a TypedDict's
-required keys see real types.
+top-level variable's, a function's). Such an annotation, and one naming a
+class defined further on (a forward reference), becomes the string it reads
+as, as if written in quotes. Every other annotation is evaluated as CPython
+does, so a dataclass's fields and a TypedDict's required keys see real
+types.
 """
 
 from __future__ import annotations
@@ -20,10 +21,16 @@ _BLOCKS = ("body", "orelse", "finalbody")
 
 
 def quote_unknown(tree: ast.Module, known: Collection[str]) -> None:
-    """Turn, in place, each annotation that names something neither the
-    program binds anywhere, nor ``known`` (the run's bindings, variables and
-    the guest's own names), nor a builtin, into its text."""
-    bound: set[str] = set()
+    """Turn, in place, each annotation that names something not defined where
+    it stands into its text: neither ``known`` (the run's bindings, variables
+    and the guest's own names), nor a builtin, nor a name the program has
+    bound by then (a class is bound at its end, so its own methods may name
+    it, as a forward reference, and so may what stands before it). A
+    program of ``from __future__ import annotations`` keeps all as text."""
+    if any(isinstance(node, ast.ImportFrom) and node.module == "__future__"
+           and any(alias.name == "annotations" for alias in node.names) for node in tree.body):
+        return
+    bound: dict[str, tuple[int, int]] = {}  # name -> where its first binding ends
     annotated: list[tuple[ast.AST, str]] = []  # (node, field holding an annotation)
     for node in _statements(tree.body):
         _collect(node, bound, annotated)
@@ -31,8 +38,12 @@ def quote_unknown(tree: ast.Module, known: Collection[str]) -> None:
         annotation = getattr(owner, name)
         if isinstance(annotation, ast.Constant):
             continue  # already text
-        names = {n.id for n in ast.walk(annotation) if isinstance(n, ast.Name)}
-        if any(n not in bound and n not in known and not hasattr(builtins, n) for n in names):
+        at = (annotation.lineno, annotation.col_offset)
+
+        def defined(name: str, at: tuple[int, int] = at) -> bool:
+            return name in known or hasattr(builtins, name) or bound.get(name, at) < at
+
+        if not all(defined(n.id) for n in ast.walk(annotation) if isinstance(n, ast.Name)):
             setattr(owner, name, ast.copy_location(ast.Constant(ast.unparse(annotation)),
                                                    annotation))
 
@@ -51,10 +62,16 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield from _statements(case.body)
 
 
-def _collect(node: ast.stmt, bound: set[str], annotated: list[tuple[ast.AST, str]]) -> None:
-    """The names ``node`` binds and the annotations it holds."""
+def _collect(node: ast.stmt, bound: dict[str, tuple[int, int]],
+             annotated: list[tuple[ast.AST, str]]) -> None:
+    """The names ``node`` binds (each where the statement ends) and the
+    annotations it holds."""
+    names: set[str] = set()
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        names.add(node.name)
+        for parameter in getattr(node, "type_params", ()):  # def f[T]() (3.12)
+            _bind(bound, getattr(parameter, "name", ""), (0, 0))
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-        bound.add(node.name)
         arguments = node.args
         for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
                          arguments.vararg, arguments.kwarg):
@@ -62,34 +79,39 @@ def _collect(node: ast.stmt, bound: set[str], annotated: list[tuple[ast.AST, str
                 annotated.append((argument, "annotation"))
         if node.returns is not None:
             annotated.append((node, "returns"))
-    elif isinstance(node, ast.ClassDef):
-        bound.add(node.name)
     elif isinstance(node, ast.AnnAssign):
         annotated.append((node, "annotation"))
-        _targets(node.target, bound)
+        _targets(node.target, names)
     elif isinstance(node, ast.Assign):
         for target in node.targets:
-            _targets(target, bound)
+            _targets(target, names)
     elif isinstance(node, ast.AugAssign | ast.For | ast.AsyncFor):
-        _targets(node.target, bound)
+        _targets(node.target, names)
     elif isinstance(node, ast.With | ast.AsyncWith):
         for item in node.items:
             if item.optional_vars is not None:
-                _targets(item.optional_vars, bound)
+                _targets(item.optional_vars, names)
     elif isinstance(node, ast.Import | ast.ImportFrom):
-        for alias in node.names:
-            bound.add((alias.asname or alias.name).split(".")[0])
+        names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
     elif isinstance(node, ast.Try | ast.TryStar):
-        bound.update(handler.name for handler in node.handlers if handler.name)
+        names.update(handler.name for handler in node.handlers if handler.name)
     elif type(node).__name__ == "TypeAlias":  # `type X = ...` (3.12)
-        _targets(node.name, bound)  # type: ignore[attr-defined]
+        _targets(node.name, names)  # type: ignore[attr-defined]
+    end = (node.end_lineno or node.lineno, node.end_col_offset or 0)
+    for name in names:
+        _bind(bound, name, end)
 
 
-def _targets(target: ast.expr, bound: set[str]) -> None:
+def _bind(bound: dict[str, tuple[int, int]], name: str, end: tuple[int, int]) -> None:
+    if name and (name not in bound or end < bound[name]):
+        bound[name] = end
+
+
+def _targets(target: ast.expr, names: set[str]) -> None:
     if isinstance(target, ast.Name):
-        bound.add(target.id)
+        names.add(target.id)
     elif isinstance(target, ast.Tuple | ast.List):
         for element in target.elts:
-            _targets(element, bound)
+            _targets(element, names)
     elif isinstance(target, ast.Starred):
-        _targets(target.value, bound)
+        _targets(target.value, names)

@@ -9,9 +9,9 @@ line numbers are untouched.
 A ``return`` inside a ``try`` or ``with`` cannot be an exception: a handler,
 a context manager's exit or a TaskGroup would see it. Such a program is
 compiled as what R-RUN-2 says it is, the body of an asynchronous function,
-whose every top-level name is declared ``global``: it is still the module's
-(top-level ``locals()``, ``vars()``, ``dir()`` and ``exec()`` see the
-function's frame, as in any function).
+whose every top-level name is declared ``global``: it is still the module's,
+and the function's code is evaluated with the module's namespace as its
+locals too, so top-level ``locals()``, ``dir()`` and ``exec()`` see it.
 """
 
 from __future__ import annotations
