@@ -93,23 +93,38 @@ def _raise_return(node: ast.Return) -> ast.Raise:
     return raised
 
 
-def _as_function_body(body: list[ast.stmt]) -> None:
+def _as_function_body(body: list[ast.stmt]) -> bool:
     """What a module allows and a function does not, in place: an annotated
-    top-level name (it is to be declared global) loses its annotation, and a
-    star import becomes a call doing what the statement does."""
-    for index, node in enumerate(body):
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            body[index] = ast.copy_location(
-                ast.Pass() if node.value is None
-                else ast.Assign(targets=[node.target], value=node.value), node)
-        elif isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+    top-level name (it is to be declared global) is assigned, and its
+    annotation stored in ``__annotations__`` as a module does; a star import
+    becomes a call doing what the statement does. Returns whether there was
+    an annotation to store."""
+    annotated = False
+    index = 0
+    while index < len(body):
+        node = body[index]
+        if isinstance(node, ast.AnnAssign) and node.simple and isinstance(node.target, ast.Name):
+            store = ast.Assign(
+                targets=[ast.Subscript(value=ast.Name(id="__annotations__", ctx=ast.Load()),
+                                       slice=ast.Constant(node.target.id), ctx=ast.Store())],
+                value=node.annotation)
+            replacement: list[ast.stmt] = [store] if node.value is None else [
+                ast.Assign(targets=[node.target], value=node.value), store]
+            body[index:index + 1] = [ast.fix_missing_locations(ast.copy_location(new, node))
+                                     for new in replacement]
+            index += len(replacement)
+            annotated = True
+            continue
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
             call = ast.Call(func=ast.Name(id=_IMPORT_STAR, ctx=ast.Load()),
                             args=[ast.Constant(node.module or ""), ast.Constant(node.level)],
                             keywords=[])
             body[index] = ast.fix_missing_locations(ast.copy_location(ast.Expr(call), node))
         elif not isinstance(node, _SCOPES):
             for block in _blocks(node):
-                _as_function_body(block)
+                annotated = _as_function_body(block) or annotated
+        index += 1
+    return annotated
 
 
 def _import_star(namespace: dict[str, Any], name: str, level: int) -> None:
@@ -134,7 +149,15 @@ def _compile_function(tree: ast.Module, flags: int) -> CodeType:
             and node.module == "__future__":
         futures += 1
     inner = body[futures:]  # not empty: it holds the return
-    _as_function_body(inner)
+    module_names: list[ast.stmt] = []  # what running the module would have set
+    if docstring:
+        module_names.append(ast.Assign(targets=[ast.Name(id="__doc__", ctx=ast.Store())],
+                                       value=body[0].value))  # type: ignore[attr-defined]
+    if _as_function_body(inner):
+        module_names.append(ast.Assign(targets=[ast.Name(id="__annotations__", ctx=ast.Store())],
+                                       value=ast.Dict(keys=[], values=[])))
+    inner[:0] = [ast.fix_missing_locations(ast.copy_location(node, inner[0]))
+                 for node in module_names]
     function = ast.AsyncFunctionDef(
         name="<module>", args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[],
                                             kw_defaults=[], defaults=[]),
@@ -173,14 +196,40 @@ def compile_program(source: str, last_expression: bool = False,
     quote_unknown(tree, known)
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
     code: CodeType
-    if _returns_under_handlers(tree.body):
-        code = _compile_function(tree, flags)
-    else:
-        _rewrite_returns(tree.body)
-        code = compile(tree, FILENAME, "exec", flags=flags, dont_inherit=True)
+    try:
+        if _returns_under_handlers(tree.body):
+            code = _compile_function(tree, flags)
+        else:
+            _rewrite_returns(tree.body)
+            code = compile(tree, FILENAME, "exec", flags=flags, dont_inherit=True)
+    except SyntaxError as exc:
+        # The body of a function that yields is a generator's: its returns,
+        # not its yield, would be blamed.
+        if exc.msg == "'return' with value in async generator" and _first_yield(tree):
+            raise _yield_outside(tree) from None
+        raise
     if code.co_flags & (inspect.CO_ASYNC_GENERATOR | inspect.CO_GENERATOR):
-        raise SyntaxError("'yield' outside function", (FILENAME, 1, 0, "", 1, 0))
+        raise _yield_outside(tree)
     return code
+
+
+def _first_yield(tree: ast.Module) -> ast.expr | None:
+    """The program's own first ``yield`` (not one of a function in it)."""
+    stack: list[ast.AST] = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Yield | ast.YieldFrom):
+            return node
+        if not isinstance(node, (*_SCOPES, ast.Lambda)):
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+    return None
+
+
+def _yield_outside(tree: ast.Module) -> SyntaxError:
+    node = _first_yield(tree)
+    line, column = (node.lineno, node.col_offset + 1) if node is not None else (1, 1)
+    return SyntaxError("'yield' outside function",
+                       (FILENAME, line, column, linecache.getline(FILENAME, line), line, column))
 
 
 def program_globals(own: dict[str, Any], bindings: dict[str, Any],

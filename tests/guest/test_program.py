@@ -144,8 +144,17 @@ def test_a_program_compiled_as_a_function_keeps_its_lines_and_errors() -> None:
     frames = [f for f in traceback.extract_tb(caught.value.__traceback__)
               if f.filename == FILENAME]
     assert [(f.lineno, f.name) for f in frames] == [(3, "<module>")]
-    with pytest.raises(SyntaxError):
-        compile_program("try:\n    return 1\nfinally:\n    pass\nyield 2")
+    for source in ("try:\n    return 1\nfinally:\n    pass\nx = 1\nyield 2",
+                   "x = 1\nyield 2\ntry:\n    return 3\nfinally:\n    pass",
+                   "x = 1\nyield 2\nreturn 3"):
+        with pytest.raises(SyntaxError) as error:
+            compile_program(source)
+        assert (error.value.msg, error.value.lineno) == ("'yield' outside function",
+                                                         source.splitlines().index("yield 2") + 1)
+    # As in an async function: return may not stand in an except* block.
+    with pytest.raises(SyntaxError, match="except"):
+        compile_program("try:\n    raise ExceptionGroup('g', [ValueError()])\n"
+                        "except* ValueError:\n    return 'handled'")
     with pytest.raises(SyntaxError):
         compile_program("x = 1\nfrom __future__ import annotations\ntry:\n    return 1\n"
                         "finally:\n    pass")
@@ -252,3 +261,11 @@ def test_type_parameters_are_defined_in_annotations() -> None:
     source = ("def first[T](xs: list[T]) -> T:\n    return xs[0]\n"
               "return [first([1]), type(first.__annotations__['return']).__name__]")
     assert execute(source) == [1, "TypeVar"]
+
+
+def test_a_program_compiled_as_a_function_sets_the_modules_names() -> None:
+    """Its docstring and top-level annotations are the module's, as when it
+    runs as a module."""
+    source = ('"""Doc."""\ncount: int = 1\nlabel: str\nif True:\n    flag: bool = True\n'
+              "try:\n    return [__doc__, __annotations__, count]\nfinally:\n    pass")
+    assert execute(source) == ["Doc.", {"count": int, "label": str, "flag": bool}, 1]
