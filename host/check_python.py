@@ -230,32 +230,48 @@ _NOT_TYPED_DICT = re.compile(r"Expected `(.+?)`, found `(.+)`$"
                              r"|declared type `(.+?)` on TypedDict `[^`]*`: value of type `(.+)`$")
 
 
-def _plain_dict_for_typed_dict(message: str, typed_dicts: frozenset[str]) -> bool:
-    """Whether ty refuses a plain dict (or a list of them) where a TypedDict
-    is declared: a dict held in a variable has the type ``dict[str, int]`` to
-    ty, never a TypedDict, though the guest passes it and the argument check
-    admits it. A dict written in the call is still checked key by key."""
+def _admitted_at_run_time(message: str, typed_dicts: frozenset[str]) -> bool:
+    """Whether ty refuses an argument of a type the guest passes and the
+    argument check admits, where ty's view is stricter than JSON's:
+
+    - a plain dict (or a list of them) where a TypedDict is declared: a dict
+      held in a variable is ``dict[str, int]`` to ty, never a TypedDict (a
+      dict written in the call is still checked key by key);
+    - a TypedDict (a binding's result) where ``dict[str, Any]`` is declared;
+    - ``int`` inside a container where ``float`` is declared (``list[int]``
+      for ``list[float]``: lists are invariant to ty, numbers to JSON);
+    - a ``str`` variable where a ``Literal`` of strings is declared (its
+      value is not known here; a wrong literal written in the call is
+      ``Literal["..."]`` to ty, and still refused)."""
     m = _NOT_TYPED_DICT.search(message)
     if m is None:
         return False
     expected, found = (m.group(1), m.group(2)) if m.group(1) is not None else (m.group(3),
                                                                                m.group(4))
-    return "dict[" in found and any(name in typed_dicts
-                                    for name in re.findall(r"\w+", expected))
+    declared, given = set(re.findall(r"\w+", expected)), set(re.findall(r"\w+", found))
+    plain_for_typed = "dict[" in found and bool(declared & typed_dicts)
+    typed_for_plain = "dict[str, Any]" in expected and bool(given & typed_dicts)
+    int_for_float = re.sub(r"\bint\b", "float", found) == expected != found
+    text_for_literal = _LITERALS.sub("str", expected) == found != expected
+    return plain_for_typed or typed_for_plain or int_for_float or text_for_literal
+
+
+#: A Literal of strings, as ty writes it.
+_LITERALS = re.compile(r'Literal\[(?:"[^"]*"(?:, )?)+\]')
 
 
 def parse(output: str, source: str, variables: Sequence[str] = (),
           typed_dicts: Iterable[str] = ()) -> tuple[RunError, ...]:
     """ty's diagnostics, at the program's own lines and columns.
     ``typed_dicts``: the stubs' TypedDict names (see
-    :func:`_plain_dict_for_typed_dict`)."""
+    :func:`_admitted_at_run_time`)."""
     last = max(1, len(source.splitlines()))
     layout = _layout(source, variables)
     names = frozenset(typed_dicts)
     found = []
     for m in _DIAGNOSTIC.finditer(output):
         kind, message = m.group(4), m.group(5)
-        if kind == "invalid-argument-type" and _plain_dict_for_typed_dict(message, names):
+        if kind == "invalid-argument-type" and _admitted_at_run_time(message, names):
             continue
         index, column = int(m.group(1)) - 1, int(m.group(2))
         line, added = layout[index][1:] if 0 <= index < len(layout) else (0, 0)

@@ -8,10 +8,11 @@ import ast
 import asyncio
 import dataclasses
 import enum
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
 
 from tether import Binding, Runtime, Status
 from tether.demo import BINDINGS as DEMO
@@ -241,6 +242,51 @@ def test_typescript_infers_as_plain_typescript_does(source: str) -> None:
     hold ``never``), and implicit ``any`` stays allowed."""
     result = run(source, language="typescript", bindings=BINDINGS, check=True)
     assert result.ok, (result.error, result.diagnostics)
+
+
+class _Hit(TypedDict):
+    title: str
+
+
+async def find(query: str) -> list[_Hit]:
+    return [{"title": query}]
+
+
+async def save(record: dict[str, Any]) -> int:
+    return len(record)
+
+
+async def save_all(records: list[dict[str, Any]]) -> int:
+    return len(records)
+
+
+async def mean(xs: list[float]) -> float:
+    return sum(xs) / len(xs)
+
+
+async def paint(color: Literal["red", "blue"]) -> str:
+    return color
+
+
+CHAINED = {"find": find, "save": save, "save_all": save_all, "mean": mean, "paint": paint}
+
+
+@pytest.mark.parametrize("source", [
+    "hits = await find('q')\nreturn await save(hits[0])",
+    "hits = await find('q')\nreturn await save_all(hits)",
+    "nums = [1, 2, 3]\nm = await mean(nums)\nreturn m",
+    "for c in ['red', 'blue']:\n    last = await paint(c)\nreturn last",
+])
+def test_what_the_argument_check_admits_passes_the_python_check(source: str) -> None:
+    """A binding's TypedDict result passed on as a dict, a list of ints for
+    floats, a str variable for a Literal: JSON admits them, so does the check."""
+    result = run(source, bindings=CHAINED, check=True)
+    assert result.ok, (result.error, result.diagnostics)
+
+
+def test_a_wrong_literal_is_still_refused_by_the_python_check() -> None:
+    result = run("return await paint('green')", bindings=CHAINED, check=True)
+    assert [d.type for d in result.diagnostics] == ["invalid-argument-type"], result
 
 
 def test_runtime_check_and_the_runtime_default() -> None:
