@@ -5,8 +5,8 @@ start-up and the library files are parsed once.
 
 TypeScript programs get the compiler's errors (``strict``, implicit
 ``any`` allowed); JavaScript programs go through ``checkJs`` and keep only
-what it knows for sure: unknown names, argument counts and argument types
-the declarations give. The checker is host-side tooling: it reads the
+what it knows for sure: unknown names, argument counts and the types of
+arguments written out in the call. The checker is host-side tooling: it reads the
 program as text, never runs it. Checks are answered one at a time; one that
 takes longer than its timeout ends the process (the next check starts
 another) and says nothing.

@@ -95,7 +95,11 @@ const OPTIONS = {
 };
 
 const cache = new Map(); // file name -> SourceFile, for the library files
-let previous; // the last program: what did not change is reused from it
+// JavaScript has no `!` and no `as const`: a value that may be null, or a
+// string the program knows to be one of a union's, cannot be said so there.
+const JAVASCRIPT_OPTIONS = { ...OPTIONS, strictNullChecks: false };
+
+const previous = new Map(); // language -> the last program: what did not change is reused
 const base = ts.createCompilerHost(OPTIONS, true);
 
 function check({ language, declarations, source, variables }) {
@@ -118,8 +122,10 @@ function check({ language, declarations, source, variables }) {
     },
     getCurrentDirectory: () => ROOT,
   };
-  const program = ts.createProgram([DECLARATIONS, programFile], OPTIONS, host, previous);
-  previous = program;
+  const options = language === 'typescript' ? OPTIONS : JAVASCRIPT_OPTIONS;
+  const program = ts.createProgram([DECLARATIONS, programFile], options, host,
+    previous.get(language));
+  previous.set(language, program);
   const diagnostics = [];
   for (const name of [DECLARATIONS, programFile]) {
     const file = program.getSourceFile(name);
@@ -139,9 +145,20 @@ function check({ language, declarations, source, variables }) {
   return diagnostics.slice(0, MAX_DIAGNOSTICS);
 }
 
+/**
+ * Whether a wrong argument is a value written out in the call (a literal),
+ * which JavaScript knows for sure, rather than a variable or a call whose type
+ * the compiler inferred (a string where a union of strings is declared).
+ */
+function writtenOut(d) {
+  const text = d.file && d.start !== undefined ? d.file.text.slice(d.start, d.start + (d.length ?? 0)) : '';
+  return /^\s*(["'`\d\[{-]|true\b|false\b|null\b)/.test(text);
+}
+
 function programDiagnostic(d, language, source) {
   if (IGNORED.has(d.code) || implicitAny(d.code)) return [];
   if (language !== 'typescript' && !JAVASCRIPT_CODES.has(d.code) && d.code >= 2000) return [];
+  if (language !== 'typescript' && d.code === 2345 && !writtenOut(d)) return [];
   const where = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : null;
   const line = where ? where.line : null; // line 0 is the prefix: the program's line 1 is 1
   return [{

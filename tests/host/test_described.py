@@ -284,6 +284,25 @@ def test_what_the_argument_check_admits_passes_the_python_check(source: str) -> 
     assert result.ok, (result.error, result.diagnostics)
 
 
+@pytest.mark.parametrize("source", [
+    "let last\nfor (const c of ['red', 'blue']) last = await paint(c)\nreturn last",
+    "const hits = await find('q')\nreturn await save(hits.find((h) => h.title) ?? hits[0])",
+    "const dir = process.env.HOME\nreturn await find(dir)",
+])
+def test_what_javascript_cannot_say_passes_its_check(source: str) -> None:
+    """JavaScript has no ``!`` and no ``as const``: an inferred string for a
+    union of strings, a value that may be undefined, pass; what would fail
+    at run time is the argument check's to say."""
+    result = run(source, language="javascript", bindings=CHAINED, check=True)
+    assert result.status is not Status.INVALID, result.diagnostics
+
+
+def test_a_wrong_value_written_in_a_javascript_call_is_refused() -> None:
+    result = run("return await paint('green')", language="javascript", bindings=CHAINED,
+                 check=True)
+    assert [d.type for d in result.diagnostics] == ["TS2345"], result
+
+
 def test_a_wrong_literal_is_still_refused_by_the_python_check() -> None:
     result = run("return await paint('green')", bindings=CHAINED, check=True)
     assert [d.type for d in result.diagnostics] == ["invalid-argument-type"], result
