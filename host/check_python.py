@@ -51,7 +51,7 @@ def stubs(descriptions: Iterable[Description], variables: Sequence[str] = ()) ->
     the guest adds (BindingError, help) and the run's variables (of any
     type)."""
     declared = "".join(f"{name}: __TetherAny\n" for name in variables)
-    return (stubs_python.render(descriptions) + _GUEST_NAMES
+    return (stubs_python.render(descriptions, one_dict=True) + _GUEST_NAMES
             + ("from typing import Any as __TetherAny\n" + declared if declared else ""))
 
 

@@ -97,13 +97,33 @@ class _Types:
         return name
 
 
-def render(descriptions: Iterable[Description]) -> str:
-    """The stubs, as one Python module."""
+def render(descriptions: Iterable[Description], *, one_dict: bool = False) -> str:
+    """The stubs, as one Python module. ``one_dict``: an explicit binding
+    taken by keywords is also declared taking them as one dict (an
+    overload), which it admits: for the check, not for the model to read."""
     descriptions = list(descriptions)
     types = _Types({d.identifier for d in descriptions} | _TAKEN)
-    functions = [_function(d, types) for d in descriptions]
-    parts = [HEADER, *types.classes, *functions]
+    functions = [_one_dict(d, types) if one_dict and d.explicit and _keyword_form(d)
+                 else _function(d, types) for d in descriptions]
+    header = HEADER + ("from typing import overload as _overload\n" if one_dict else "")
+    parts = [header, *types.classes, *functions]
     return "\n\n".join(part.rstrip("\n") for part in parts) + "\n"
+
+
+def _keyword_form(description: Description) -> bool:
+    """Whether an explicit binding is declared taking its arguments by keyword."""
+    return all(_is_name(key) for key in description.parameters.get("properties", {}))
+
+
+def _one_dict(description: Description, types: _Types) -> str:
+    """The keyword form and the one-dict form, as overloads."""
+    keywords, returns = _signature(description, types)
+    root = description.parameters
+    argument = types.expression({**root, "title": None}, root,
+                                type_name(description.identifier) + "Arguments")
+    name = description.identifier
+    return (f"@_overload\nasync def {name}({', '.join(keywords)}) -> {returns}: ...\n"
+            f"@_overload\nasync def {name}(arguments: {argument}, /) -> {returns}: ...")
 
 
 #: Names a TypedDict must not take: the header's, the guest's and Python's

@@ -284,6 +284,18 @@ def test_what_the_argument_check_admits_passes_the_python_check(source: str) -> 
     assert result.ok, (result.error, result.diagnostics)
 
 
+def test_an_explicit_binding_taken_as_one_dict_passes_the_python_check() -> None:
+    """Its arguments go as keywords or as one dict (docs/bindings.md): both
+    forms are checked, the dict's keys too."""
+    for source in ("w = await get_weather({'city': 'Oslo'})\nreturn w['city']",
+                   "args = {'city': 'Oslo'}\nw = await get_weather(args)\nreturn w['city']",
+                   "w = await get_weather(city='Oslo')\nreturn w['city']"):
+        result = run(source, bindings=BINDINGS, check=True)
+        assert result.ok and result.value == "Oslo", (result.error, result.diagnostics)
+    result = run("return await get_weather({'town': 'Oslo'})", bindings=BINDINGS, check=True)
+    assert result.status is Status.INVALID
+
+
 @pytest.mark.parametrize("source", [
     "let last\nfor (const c of ['red', 'blue']) last = await paint(c)\nreturn last",
     "const hits = await find('q')\nreturn await save(hits.find((h) => h.title) ?? hits[0])",
