@@ -284,6 +284,20 @@ def test_what_the_argument_check_admits_passes_the_python_check(source: str) -> 
     assert result.ok, (result.error, result.diagnostics)
 
 
+async def send_email(to: str, subject: str, *, cc: list[str] | None = None,
+                     html: bool = False) -> bool:
+    return html
+
+
+def test_a_dict_unpacked_into_a_call_passes_the_python_check() -> None:
+    """ty checks the union of the dict's values against every parameter it
+    may fill; the argument check takes it key by key."""
+    source = ("msg = {'to': 'a@b', 'subject': 's', 'html': True}\n"
+              "return await send_email(**msg)")
+    result = run(source, bindings=[send_email], check=True)
+    assert result.ok and result.value is True, (result.error, result.diagnostics)
+
+
 def test_an_explicit_binding_taken_as_one_dict_passes_the_python_check() -> None:
     """Its arguments go as keywords or as one dict (docs/bindings.md): both
     forms are checked, the dict's keys too."""
