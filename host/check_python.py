@@ -242,7 +242,10 @@ def _admitted_at_run_time(message: str, typed_dicts: frozenset[str]) -> bool:
       for ``list[float]``: lists are invariant to ty, numbers to JSON);
     - a ``str`` variable where a ``Literal`` of strings is declared (its
       value is not known here; a wrong literal written in the call is
-      ``Literal["..."]`` to ty, and still refused)."""
+      ``Literal["..."]`` to ty, and still refused);
+    - a list where a tuple is declared (JSON has arrays only; the argument
+      check counts the items);
+    - a value that may be None (see :func:`_may_be_none`)."""
     m = _NOT_TYPED_DICT.search(message)
     if m is None:
         return False
@@ -253,11 +256,24 @@ def _admitted_at_run_time(message: str, typed_dicts: frozenset[str]) -> bool:
     typed_for_plain = "dict[str, Any]" in expected and bool(given & typed_dicts)
     int_for_float = re.sub(r"\bint\b", "float", found) == expected != found
     text_for_literal = _LITERALS.sub("str", expected) == found != expected
-    return plain_for_typed or typed_for_plain or int_for_float or text_for_literal
+    list_for_tuple = expected.startswith("tuple[") and found.startswith("list[")
+    maybe_none = found.endswith(" | None") and found.removesuffix(" | None") == expected
+    return plain_for_typed or typed_for_plain or int_for_float or text_for_literal \
+        or list_for_tuple or maybe_none
 
 
 #: A Literal of strings, as ty writes it.
 _LITERALS = re.compile(r'Literal\[(?:"[^"]*"(?:, )?)+\]')
+
+
+def _may_be_none(kind: str, message: str) -> bool:
+    """Whether ty only says a value may be None where the program uses it
+    (``re.match(...).group(1)``, ``os.environ.get(k) + "/"``): whether it is,
+    the run knows; the check keeps what would fail for sure, as the
+    JavaScript check does without strict null checks."""
+    if kind == "missing-union-attribute":
+        return "on `None` in union" in message
+    return kind == "unsupported-operator" and "| None`" in message
 
 
 def parse(output: str, source: str, variables: Sequence[str] = (),
@@ -272,7 +288,8 @@ def parse(output: str, source: str, variables: Sequence[str] = (),
     found = []
     for m in _DIAGNOSTIC.finditer(output):
         kind, message = m.group(4), m.group(5)
-        if kind == "invalid-argument-type" and _admitted_at_run_time(message, names):
+        if (kind == "invalid-argument-type" and _admitted_at_run_time(message, names)) \
+                or _may_be_none(kind, message):
             continue
         index, column = int(m.group(1)) - 1, int(m.group(2))
         line, added = layout[index][1:] if 0 <= index < len(layout) else (0, 0)

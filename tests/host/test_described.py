@@ -329,6 +329,23 @@ def test_a_wrong_value_written_in_a_javascript_call_is_refused() -> None:
     assert [d.type for d in result.diagnostics] == ["TS2345"], result
 
 
+async def point(xy: tuple[float, float]) -> float:
+    return xy[0] + xy[1]
+
+
+@pytest.mark.parametrize("source", [
+    "return await point([1.0, 2.0])",
+    "import re\nreturn re.match(r'(\\w+)', 'ab cd').group(1)",
+    "import os\nreturn os.environ.get('PATH', '') + os.environ.get('HOME') + '/data'",
+    "import os\nreturn await find(os.environ.get('HOME'))",
+])
+def test_what_may_run_passes_the_python_check(source: str) -> None:
+    """A list for a tuple (JSON has arrays only), and a value that may be
+    None: whether it is, the run knows."""
+    result = run(source, bindings={**CHAINED, "point": point}, check=True)
+    assert result.status is not Status.INVALID, result.diagnostics
+
+
 def test_a_wrong_literal_is_still_refused_by_the_python_check() -> None:
     result = run("return await paint('green')", bindings=CHAINED, check=True)
     assert [d.type for d in result.diagnostics] == ["invalid-argument-type"], result
