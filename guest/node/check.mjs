@@ -129,8 +129,11 @@ function check({ language, declarations, source, variables }) {
   const diagnostics = [];
   for (const name of [DECLARATIONS, programFile]) {
     const file = program.getSourceFile(name);
-    for (const d of [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)]) {
-      if (d.category !== ts.DiagnosticCategory.Error) continue;
+    const found = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)]
+      .filter((d) => d.category === ts.DiagnosticCategory.Error);
+    const made = language === 'typescript' ? new Set() : madeByAssignment(found);
+    for (const d of found) {
+      if (made.has(unknownName(d))) continue;
       if (name === DECLARATIONS) {
         const { line, character } = file.getLineAndCharacterOfPosition(d.start ?? 0);
         diagnostics.push({
@@ -153,6 +156,27 @@ function check({ language, declarations, source, variables }) {
 function writtenOut(d) {
   const text = d.file && d.start !== undefined ? d.file.text.slice(d.start, d.start + (d.length ?? 0)) : '';
   return /^\s*(["'`\d\[{-]|true\b|false\b|null\b)/.test(text);
+}
+
+// An unknown name or property that a JavaScript program assigns to: sloppy
+// code makes a global (`count = 0`), and any object takes a property
+// (`err.code = 'E_BAD'`). One it only reads is still refused.
+const UNKNOWN_NAMES = new Set([2304, 2552, 2339, 2551]);
+
+function assignedTo(d) {
+  if (!d.file || d.start === undefined) return false;
+  return /^\s*=(?!=)/.test(d.file.text.slice(d.start + (d.length ?? 0), d.start + (d.length ?? 0) + 80));
+}
+
+/** The unknown name (or property) a diagnostic is about, if it is about one. */
+function unknownName(d) {
+  if (!UNKNOWN_NAMES.has(d.code) || !d.file || d.start === undefined) return undefined;
+  return `${d.code === 2339 || d.code === 2551 ? '.' : ''}${d.file.text.slice(d.start, d.start + (d.length ?? 0))}`;
+}
+
+/** The names and properties the JavaScript program makes by assigning to them. */
+function madeByAssignment(diagnostics) {
+  return new Set(diagnostics.filter((d) => assignedTo(d)).map(unknownName).filter(Boolean));
 }
 
 function programDiagnostic(d, language, source) {

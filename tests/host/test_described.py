@@ -323,6 +323,17 @@ def test_what_javascript_cannot_say_passes_its_check(source: str) -> None:
     assert result.status is not Status.INVALID, result.diagnostics
 
 
+def test_what_javascript_makes_by_assigning_passes_its_check() -> None:
+    """Sloppy code makes a global by assigning to it, and any object takes a
+    property: names and properties only read are still refused."""
+    source = ("count = 0\ncount = count + 1\nconst e = new Error('x')\ne.code = 'E'\n"
+              "return [count, e.code]")
+    result = run(source, language="javascript", check=True)
+    assert result.ok and result.value == [1, "E"], (result.error, result.diagnostics)
+    result = run("return totl + 1", language="javascript", check=True)
+    assert [d.type for d in result.diagnostics] == ["TS2304"]
+
+
 def test_a_wrong_value_written_in_a_javascript_call_is_refused() -> None:
     result = run("return await paint('green')", language="javascript", bindings=CHAINED,
                  check=True)
