@@ -4,6 +4,7 @@ channel until its RESULT (guest/python/aio.py is the asyncio driver)."""
 
 from __future__ import annotations
 
+import select
 from types import CodeType
 from typing import Any
 
@@ -125,7 +126,8 @@ class SyncGuest:
             except StopIteration as stop:
                 return stop.value
             value, error = None, None
-            if request is None:  # a bare yield (asyncio's sleep(0)): nothing to wait for
+            if request is None:  # a bare yield (asyncio's sleep(0)): nothing to wait for,
+                error = self._cancelled_meanwhile()  # but the host may have said stop
                 continue
             if not isinstance(request, _CallRequest):
                 error = RuntimeError("the program awaited something other than a binding "
@@ -135,6 +137,22 @@ class SyncGuest:
                 value = self._call(request)
             except BaseException as exc:  # raised into the program at its await
                 error = exc
+
+    def _cancelled_meanwhile(self) -> BaseException | None:
+        """At a bare yield, what a binding call's wait would have read: the
+        host's CANCEL (or the end of its stream), raised where the program
+        yields (the signal that follows CANCEL may come while this loop,
+        not the program, runs)."""
+        if interrupt.ended() or not select.select([self.channel.read_fd], [], [], 0)[0]:
+            return ProgramCancelled() if interrupt.ended() else None
+        try:
+            event = self.channel.receive_blocking()
+        except ProtocolError as exc:
+            self.channel.fail(exc)
+        if isinstance(event, Cancel) or event is CONNECTION_CLOSED:
+            interrupt.cancel_read(eof=event is CONNECTION_CLOSED)
+            return ProgramCancelled()
+        self.channel.fail(ProtocolError(ErrorCode.UNEXPECTED_MESSAGE, repr(event)[:100]))
 
     def _call(self, request: _CallRequest) -> Any:
         if interrupt.ended():

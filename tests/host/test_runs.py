@@ -270,6 +270,17 @@ def test_a_bare_yield_is_awaited_without_asyncio() -> None:
     assert result.value == 2
 
 
+def test_a_program_yielding_without_asyncio_says_where_it_was_stopped() -> None:
+    """R-CANCEL-4: a program that loops on a bare yield, with no asyncio to
+    read fd 3, still reads the host's CANCEL at each yield."""
+    source = ("import types\n@types.coroutine\ndef tick():\n    yield\n"
+              "while True:\n    await tick()\n")
+    for _ in range(5):  # where the host's signal lands varies from run to run
+        result = run(source, limits=quick(timeout=0.5))
+        assert result.status is Status.TIMEOUT
+        assert result.error is not None and result.error.line in (4, 6), result.error
+
+
 def test_syntax_error(lang: str) -> None:
     result = run(pick(lang, python="x = 1\nreturn (\n", javascript="const x = 1\nreturn )\n"),
                  language=lang)
