@@ -23,6 +23,7 @@ import {
   frameHeader, nextState, valueExcess, valueItems, variableNameProblem,
 } from './codec.mjs';
 import { ValueModelError, fromWire, toWire } from './values.mjs';
+import { positionalCount } from './arguments.mjs';
 import { topLevel } from './toplevel.mjs';
 
 const CHANNEL_FD = 3;
@@ -196,7 +197,8 @@ function captureOutput() {
 
 /** A binding shows the host's description: `doc`, `signature`, and toString() as declared. */
 function makeBinding({ name, signature, doc }) {
-  const binding = async (...args) => call(name, args, binding);
+  const positional = positionalCount(signature);
+  const binding = async (...args) => call(name, args, binding, positional);
   const text = `${doc ? `${doc}\n` : ''}declare function ${name}${signature ?? '(...args: any[]): Promise<any>'};`;
   Object.defineProperties(binding, {
     name: { value: name },
@@ -216,11 +218,15 @@ function fromProgram(error, above) {
   return error;
 }
 
-async function call(name, programArgs, binding) {
+async function call(name, programArgs, binding, positional = null) {
   const { max_depth: depth, value_bytes: maxBytes, max_calls_in_flight: maxCalls } = state.limits;
   // Trailing undefined arguments are left out (§6.1): JavaScript treats them
   // as missing, so the binding's defaults apply; one before a defined argument is null.
   let count = programArgs.length;
+  // Past the parameters the binding declares, arguments are ignored, as in
+  // JavaScript (the host leaves them out too): `xs.map(binding)` does not
+  // send the whole array with each element.
+  if (positional !== null && count > positional) count = positional;
   while (count > 0 && programArgs[count - 1] === undefined) count -= 1;
   const wireArgs = programArgs.slice(0, count).map((arg, i) => {
     try {

@@ -246,6 +246,12 @@ def test_javascript_leaves_out_positional_arguments_past_the_parameters() -> Non
     result = run("return await upper('a', 1)", bindings=[upper])
     assert result.error is not None
     assert result.error.message == "TypeError: upper() takes 1 positional argument but 2 were given"
+    # A long list: each call carries its element only, not the whole array.
+    result = run("const xs = Array.from({length: 3000}, (_, i) => 'w' + i)\n"
+                 "return (await Promise.all(xs.map(upper))).length", language="javascript",
+                 bindings=[upper])
+    assert result.status is Status.OK, result.error
+    assert result.value == 3000 and result.stats.bytes_in < 400_000, result.stats
     # An explicit binding takes one object: the map's index and array are left out too.
     weather = Binding(name="weather", description="The weather.",
                       function=lambda city: city.upper(),
