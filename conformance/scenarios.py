@@ -268,12 +268,12 @@ SCENARIOS: tuple[Scenario, ...] = (
                        "javascript": "return {rows: [1, {when: new Date(0)}]}"}),
     Scenario("arguments-outside-model", "An argument outside the value model: no CALL, an "
              "error at the call naming the argument and the path",
-             ("R-VAL-2", "R-VAL-3"), bindings=("echo",),
+             ("R-VAL-2", "R-VAL-3"), bindings=("add",),
              programs={"python": "import datetime\ntry:\n"
-                                 "    await echo(1, {'a b': [datetime.date(2026, 1, 1)]})\n"
+                                 "    await add(1, {'a b': [datetime.date(2026, 1, 1)]})\n"
                                  "except TypeError as e:\n"
                                  "    return [type(e).__name__, str(e).split(': ')[:2]]",
-                       "javascript": "try {\n  await echo(1, {'a b': [new Date(0)]})\n"
+                       "javascript": "try {\n  await add(1, {'a b': [new Date(0)]})\n"
                                      "} catch (e) {\n"
                                      "  return [e.name, e.message.split(': ').slice(0, 2)]\n}"}),
     Scenario("arguments-too-large", "Arguments over value_bytes: no CALL, an error at the call",

@@ -1,5 +1,5 @@
 try {
-  await echo(1, {'a b': [new Date(0)]})
+  await add(1, {'a b': [new Date(0)]})
 } catch (e) {
   return [e.name, e.message.split(': ').slice(0, 2)]
 }

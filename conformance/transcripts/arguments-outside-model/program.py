@@ -1,5 +1,5 @@
 import datetime
 try:
-    await echo(1, {'a b': [datetime.date(2026, 1, 1)]})
+    await add(1, {'a b': [datetime.date(2026, 1, 1)]})
 except TypeError as e:
     return [type(e).__name__, str(e).split(': ')[:2]]
