@@ -21,7 +21,8 @@ import re
 import sys
 import tempfile
 import tokenize
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,10 +50,15 @@ _DIAGNOSTIC = re.compile(r"^(?:[^:\n]*):(\d+):(\d+): (error)\[([\w-]+)\] (.*)$",
 def stubs(descriptions: Iterable[Description], variables: Sequence[str] = ()) -> str:
     """The stubs the program is checked against: the bindings, the names
     the guest adds (BindingError, help) and the run's variables (of any
-    type)."""
+    type). ``__all__`` names them all: a star import leaves out names that
+    begin with ``_`` (a binding may)."""
+    descriptions = list(descriptions)
     declared = "".join(f"{name}: __TetherAny\n" for name in variables)
-    return (stubs_python.render(descriptions, one_dict=True) + _GUEST_NAMES
+    text = (stubs_python.render(descriptions, one_dict=True) + _GUEST_NAMES
             + ("from typing import Any as __TetherAny\n" + declared if declared else ""))
+    names = [*(d.identifier for d in descriptions), *_typed_dicts(text), "BindingError", "help",
+             *variables]
+    return text + f"__all__ = {names!r}\n"
 
 
 def wrap(source: str, variables: Sequence[str] = ()) -> str:
@@ -230,61 +236,140 @@ _NOT_TYPED_DICT = re.compile(r"Expected `(.+?)`, found `(.+)`$"
                              r"|declared type `(.+?)` on TypedDict `[^`]*`: value of type `(.+)`$")
 
 
-def _admitted_at_run_time(message: str, typed_dicts: frozenset[str]) -> bool:
-    """Whether ty refuses an argument of a type the guest passes and the
-    argument check admits, where ty's view is stricter than JSON's:
+@dataclass(frozen=True, slots=True)
+class _Keys:
+    """A stub TypedDict's keys, and those it requires."""
 
-    - a plain dict (or a list of them) where a TypedDict is declared: a dict
-      held in a variable is ``dict[str, int]`` to ty, never a TypedDict (a
-      dict written in the call is still checked key by key);
-    - a TypedDict (a binding's result) where ``dict[str, Any]`` is declared;
-    - ``int`` inside a container where ``float`` is declared (``list[int]``
+    every: frozenset[str]
+    required: frozenset[str]
+
+
+def _typed_dicts(stubs_text: str) -> dict[str, _Keys]:
+    """The TypedDicts the stubs declare, by name, with their keys."""
+    def optional(annotation: ast.expr | None) -> bool:
+        return isinstance(annotation, ast.Subscript) and isinstance(annotation.value, ast.Name) \
+            and annotation.value.id == "NotRequired"
+
+    found: dict[str, _Keys] = {}
+    for node in ast.parse(stubs_text).body:
+        if isinstance(node, ast.ClassDef) and any(
+                isinstance(base, ast.Name) and base.id == "TypedDict" for base in node.bases):
+            name = node.name
+            fields = [(f.target.id, optional(f.annotation)) for f in node.body
+                      if isinstance(f, ast.AnnAssign) and isinstance(f.target, ast.Name)]
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
+                and isinstance(node.value.func, ast.Name) and node.value.func.id == "TypedDict" \
+                and len(node.value.args) == 2 and isinstance(node.value.args[1], ast.Dict) \
+                and isinstance(node.targets[0], ast.Name):
+            table = node.value.args[1]
+            fields = [(key.value, optional(value)) for key, value in zip(table.keys, table.values,
+                                                                        strict=True)
+                      if isinstance(key, ast.Constant) and isinstance(key.value, str)]
+            name = node.targets[0].id
+        else:
+            continue
+        found[name] = _Keys(frozenset(k for k, _ in fields),
+                            frozenset(k for k, maybe in fields if not maybe))
+    return found
+
+
+def _admitted_at_run_time(message: str, typed_dicts: Mapping[str, _Keys]) -> bool:
+    """Whether ty refuses an argument of a type the guest passes and the
+    argument check admits, where ty's view is stricter than JSON's. The
+    types must match but in these places:
+
+    - a plain dict where a TypedDict is declared: a dict held in a variable
+      is ``dict[str, int]`` to ty, never a TypedDict (a dict written in the
+      call is still checked key by key);
+    - a TypedDict (a binding's result) where ``dict[str, Any]`` is declared,
+      or where another TypedDict is whose required keys it has and whose
+      keys are all it has (a model's result passed back as an argument);
+    - ``int`` where ``float`` is declared inside a container (``list[int]``
       for ``list[float]``: lists are invariant to ty, numbers to JSON);
-    - a ``str`` variable where a ``Literal`` of strings is declared (its
-      value is not known here; a wrong literal written in the call is
+    - a ``str`` where a bare ``Literal`` of strings is declared (a variable:
+      its value is not known here; a wrong literal written in the call is
       ``Literal["..."]`` to ty, and still refused);
-    - a list where a tuple is declared (JSON has arrays only; the argument
-      check counts the items);
-    - a value that may be None (see :func:`_may_be_none`)."""
+    - ``list[T]`` where a tuple of T is declared (JSON has arrays only; the
+      argument check counts the items);
+    - ``T | None`` where ``T`` is (whether it is None, the run knows)."""
     m = _NOT_TYPED_DICT.search(message)
     if m is None:
         return False
     expected, found = (m.group(1), m.group(2)) if m.group(1) is not None else (m.group(3),
                                                                                m.group(4))
-    declared, given = set(re.findall(r"\w+", expected)), set(re.findall(r"\w+", found))
-    plain_for_typed = "dict[" in found and bool(declared & typed_dicts)
-    typed_for_plain = "dict[str, Any]" in expected and bool(given & typed_dicts)
-    int_for_float = re.sub(r"\bint\b", "float", found) == expected != found
-    text_for_literal = _LITERALS.sub("str", expected) == found != expected
-    list_for_tuple = expected.startswith("tuple[") and found.startswith("list[")
-    maybe_none = found.endswith(" | None") and found.removesuffix(" | None") == expected
-    return plain_for_typed or typed_for_plain or int_for_float or text_for_literal \
-        or list_for_tuple or maybe_none
+    if found.endswith(" | None"):
+        found = found.removesuffix(" | None")
+    if _LITERALS.fullmatch(expected) and found == "str":
+        return True
+    tuple_items = re.fullmatch(r"tuple\[(.+)\]", expected)
+    listed = re.fullmatch(r"list\[(.+)\]", found)
+    if tuple_items and listed and "[" not in tuple_items.group(1):
+        return all(_fits(listed.group(1), item, typed_dicts)
+                   for item in tuple_items.group(1).split(", "))
+    return _fits(found, expected, typed_dicts)
 
 
+def _fits(found: str, expected: str, typed_dicts: Mapping[str, _Keys]) -> bool:
+    """``found`` and ``expected`` read alike, token by token, but where a
+    difference is one the run admits."""
+    given, declared = _TOKENS.findall(found), _TOKENS.findall(expected)
+    if given == declared:
+        return True
+    i = j = 0
+    while i < len(given) and j < len(declared):
+        a, b = given[i], declared[j]
+        if a == b or (a == "int" and b == "float"):
+            i, j = i + 1, j + 1
+            continue
+        if a in typed_dicts and b in typed_dicts and _keys_fit(typed_dicts[a], typed_dicts[b]):
+            i, j = i + 1, j + 1
+            continue
+        if a in typed_dicts and declared[j:j + 6] == ["dict", "[", "str", ",", "Any", "]"]:
+            i, j = i + 1, j + 6
+            continue
+        if b in typed_dicts and a == "dict" and i + 1 < len(given) and given[i + 1] == "[":
+            i = _closing(given, i + 1) + 1  # a plain dict of any value types
+            j += 1
+            continue
+        return False
+    return i == len(given) and j == len(declared)
+
+
+def _keys_fit(given: _Keys, declared: _Keys) -> bool:
+    return declared.required <= given.every <= declared.every
+
+
+def _closing(tokens: list[str], opening: int) -> int:
+    depth = 0
+    for index in range(opening, len(tokens)):
+        depth += {"[": 1, "]": -1}.get(tokens[index], 0)
+        if depth == 0:
+            return index
+    return len(tokens)
+
+
+#: A type's words and brackets, as ty writes it.
+_TOKENS = re.compile(r'"[^"]*"|\w+|[\[\],|]')
 #: A Literal of strings, as ty writes it.
 _LITERALS = re.compile(r'Literal\[(?:"[^"]*"(?:, )?)+\]')
 
 
 def _may_be_none(kind: str, message: str) -> bool:
-    """Whether ty only says a value may be None where the program uses it
-    (``re.match(...).group(1)``, ``os.environ.get(k) + "/"``): whether it is,
-    the run knows; the check keeps what would fail for sure, as the
-    JavaScript check does without strict null checks."""
-    if kind == "missing-union-attribute":
-        return "on `None` in union" in message
-    return kind == "unsupported-operator" and "| None`" in message
+    """Whether ty only says a value may be None where the program uses an
+    attribute the value has otherwise (``re.match(...).group(1)``): whether
+    it is, the run knows."""
+    return kind == "missing-union-attribute" and "on `None` in union" in message
 
 
 def parse(output: str, source: str, variables: Sequence[str] = (),
-          typed_dicts: Iterable[str] = ()) -> tuple[RunError, ...]:
+          typed_dicts: Mapping[str, _Keys] | None = None) -> tuple[RunError, ...]:
     """ty's diagnostics, at the program's own lines and columns.
     ``typed_dicts``: the stubs' TypedDict names (see
     :func:`_admitted_at_run_time`)."""
     lines = source.splitlines() or [""]
     last = len(lines)
     layout = _layout(source, variables)
-    names = frozenset(typed_dicts)
+    names = typed_dicts or {}
     found = []
     for m in _DIAGNOSTIC.finditer(output):
         kind, message = m.group(4), m.group(5)
@@ -298,15 +383,13 @@ def parse(output: str, source: str, variables: Sequence[str] = (),
         else:
             column = max(1, column - added)
         if kind == "invalid-argument-type" and line <= last \
-                and lines[line - 1][column - 1:].startswith("**"):
+                and lines[line - 1][column - 1:].startswith("**") \
+                and not lines[line - 1][column + 1:].lstrip().startswith("{"):
             # A dict unpacked into the call: ty checks the union of its values
             # against every parameter it may fill; the argument check, key by key.
             continue
         found.append(RunError(type=kind, message=message, line=min(line, last), column=column))
     return tuple(found)
-
-
-_TYPED_DICT = re.compile(r"^class (\w+)\(TypedDict\)|^(\w+) = TypedDict\(", re.M)
 
 
 async def check(ty: str, python: str, source: str, descriptions: Iterable[Description],
@@ -324,7 +407,7 @@ async def check(ty: str, python: str, source: str, descriptions: Iterable[Descri
     with tempfile.TemporaryDirectory(prefix="tether-check-") as scratch:
         root = Path(scratch)
         text = stubs(descriptions, variables)
-        typed_dicts = [a or b for a, b in _TYPED_DICT.findall(text)]
+        typed_dicts = _typed_dicts(text)
         (root / "__tether_bindings__.pyi").write_text(text)
         (root / "program.py").write_text(wrap(source, variables))
         process = await asyncio.create_subprocess_exec(

@@ -105,7 +105,7 @@ def render(descriptions: Iterable[Description], *, one_dict: bool = False) -> st
     types = _Types({d.identifier for d in descriptions} | _TAKEN)
     functions = [_one_dict(d, types) if one_dict and d.explicit and _keyword_form(d)
                  else _function(d, types) for d in descriptions]
-    header = HEADER + ("from typing import overload as _overload\n" if one_dict else "")
+    header = HEADER + ("from typing import overload as __tether_overload__\n" if one_dict else "")
     parts = [header, *types.classes, *functions]
     return "\n\n".join(part.rstrip("\n") for part in parts) + "\n"
 
@@ -122,8 +122,8 @@ def _one_dict(description: Description, types: _Types) -> str:
     argument = types.expression({**root, "title": None}, root,
                                 type_name(description.identifier) + "Arguments")
     name = description.identifier
-    return (f"@_overload\nasync def {name}({', '.join(keywords)}) -> {returns}: ...\n"
-            f"@_overload\nasync def {name}(arguments: {argument}, /) -> {returns}: ...")
+    return (f"@__tether_overload__\nasync def {name}({', '.join(keywords)}) -> {returns}: ...\n"
+            f"@__tether_overload__\nasync def {name}(arguments: {argument}, /) -> {returns}: ...")
 
 
 #: Names a TypedDict must not take: the header's, the guest's and Python's

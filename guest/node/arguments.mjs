@@ -14,9 +14,15 @@ export function positionalCount(signature) {
   for (let i = 1; i < signature.length; i++) {
     const c = signature[i];
     if (c === '"' || c === "'" || c === '`') { // a literal type: its commas are its own
-      const end = signature.indexOf(c, i + 1);
-      if (end < 0) return null;
+      let end = i + 1;
+      while (end < signature.length && signature[end] !== c) end += signature[end] === '\\' ? 2 : 1;
+      if (end >= signature.length) return null;
       i = end;
+    } else if (c === '/' && signature[i + 1] === '*') { // a comment (JSDoc in a type)
+      const end = signature.indexOf('*/', i + 2);
+      if (end < 0) return null;
+      i = end + 1;
+      continue;
     } else if ('([{<'.includes(c)) {
       depth += 1;
     } else if (c === '>' && signature[i - 1] === '=') {

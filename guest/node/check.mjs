@@ -95,10 +95,6 @@ const OPTIONS = {
 };
 
 const cache = new Map(); // file name -> SourceFile, for the library files
-// JavaScript has no `!` and no `as const`: a value that may be null, or a
-// string the program knows to be one of a union's, cannot be said so there.
-const JAVASCRIPT_OPTIONS = { ...OPTIONS, strictNullChecks: false };
-
 const previous = new Map(); // language -> the last program: what did not change is reused
 const base = ts.createCompilerHost(OPTIONS, true);
 
@@ -122,8 +118,7 @@ function check({ language, declarations, source, variables }) {
     },
     getCurrentDirectory: () => ROOT,
   };
-  const options = language === 'typescript' ? OPTIONS : JAVASCRIPT_OPTIONS;
-  const program = ts.createProgram([DECLARATIONS, programFile], options, host,
+  const program = ts.createProgram([DECLARATIONS, programFile], OPTIONS, host,
     previous.get(language));
   previous.set(language, program);
   const diagnostics = [];
@@ -131,9 +126,9 @@ function check({ language, declarations, source, variables }) {
     const file = program.getSourceFile(name);
     const found = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)]
       .filter((d) => d.category === ts.DiagnosticCategory.Error);
-    const made = language === 'typescript' ? new Set() : madeByAssignment(found);
+    const made = language === 'typescript' ? new Map() : madeByAssignment(found, file);
     for (const d of found) {
-      if (made.has(unknownName(d))) continue;
+      if (madeBefore(d, made)) continue;
       if (name === DECLARATIONS) {
         const { line, character } = file.getLineAndCharacterOfPosition(d.start ?? 0);
         diagnostics.push({
@@ -149,13 +144,14 @@ function check({ language, declarations, source, variables }) {
 }
 
 /**
- * Whether a wrong argument is a value written out in the call (a literal),
- * which JavaScript knows for sure, rather than a variable or a call whose type
- * the compiler inferred (a string where a union of strings is declared).
+ * Whether a wrong argument is a value written out in the call (a literal, an
+ * operator's result, a function), which JavaScript knows for sure, rather than
+ * a variable or a call whose type the compiler inferred (a string where a
+ * union of strings is declared; JavaScript has no `as const` nor `!` to say more).
  */
 function writtenOut(d) {
   const text = d.file && d.start !== undefined ? d.file.text.slice(d.start, d.start + (d.length ?? 0)) : '';
-  return /^\s*(["'`\d\[{-]|true\b|false\b|null\b)/.test(text);
+  return /^\s*(["'`\d[{(/+!~.-]|(true|false|null|undefined|new|function|class|async|typeof|void)\b)/.test(text);
 }
 
 // An unknown name or property that a JavaScript program assigns to: sloppy
@@ -168,15 +164,44 @@ function assignedTo(d) {
   return /^\s*=(?!=)/.test(d.file.text.slice(d.start + (d.length ?? 0), d.start + (d.length ?? 0) + 80));
 }
 
-/** The unknown name (or property) a diagnostic is about, if it is about one. */
+/**
+ * The unknown name a diagnostic is about (`count`), or the property with the
+ * name of its object (`err.code`), if it is about one.
+ */
 function unknownName(d) {
   if (!UNKNOWN_NAMES.has(d.code) || !d.file || d.start === undefined) return undefined;
-  return `${d.code === 2339 || d.code === 2551 ? '.' : ''}${d.file.text.slice(d.start, d.start + (d.length ?? 0))}`;
+  const { text } = d.file;
+  const name = text.slice(d.start, d.start + (d.length ?? 0));
+  if (d.code !== 2339 && d.code !== 2551) return name;
+  const owner = /([\p{ID_Continue}$]+)\s*\.\s*$/u.exec(text.slice(Math.max(0, d.start - 200), d.start));
+  return owner ? `${owner[1]}.${name}` : undefined;
 }
 
-/** The names and properties the JavaScript program makes by assigning to them. */
-function madeByAssignment(diagnostics) {
-  return new Set(diagnostics.filter((d) => assignedTo(d)).map(unknownName).filter(Boolean));
+/**
+ * Where a JavaScript program makes each name and property by assigning to it
+ * (the line after the assignment's): a read there or later is of what the
+ * assignment made; one before, or in its own right-hand side, is not. Strict
+ * code makes no global by assigning.
+ */
+function madeByAssignment(diagnostics, file) {
+  const made = new Map();
+  if (file === undefined || /^\s*\(?\s*(async\s*)?(function\b[^{]*)?\{?\s*['"]use strict['"]/.test(file.text)) {
+    return made;
+  }
+  for (const d of diagnostics) {
+    const name = unknownName(d);
+    if (name === undefined || !assignedTo(d)) continue;
+    const line = file.getLineAndCharacterOfPosition(d.start).line + 1;
+    if (!made.has(name) || line < made.get(name)) made.set(name, line);
+  }
+  return made;
+}
+
+/** Whether a diagnostic is about a name read where an assignment has made it. */
+function madeBefore(d, made) {
+  const name = unknownName(d);
+  if (name === undefined || !made.has(name)) return false;
+  return assignedTo(d) || d.file.getLineAndCharacterOfPosition(d.start).line >= made.get(name);
 }
 
 function programDiagnostic(d, language, source) {

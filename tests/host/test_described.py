@@ -347,14 +347,78 @@ async def point(xy: tuple[float, float]) -> float:
 @pytest.mark.parametrize("source", [
     "return await point([1.0, 2.0])",
     "import re\nreturn re.match(r'(\\w+)', 'ab cd').group(1)",
-    "import os\nreturn os.environ.get('PATH', '') + os.environ.get('HOME') + '/data'",
     "import os\nreturn await find(os.environ.get('HOME'))",
 ])
 def test_what_may_run_passes_the_python_check(source: str) -> None:
     """A list for a tuple (JSON has arrays only), and a value that may be
-    None: whether it is, the run knows."""
+    None where it is used: whether it is, the run knows."""
     result = run(source, bindings={**CHAINED, "point": point}, check=True)
     assert result.status is not Status.INVALID, result.diagnostics
+
+
+async def store(record: dict[str, Any]) -> int:
+    return len(record)
+
+
+async def move(to: tuple[int, int]) -> int:
+    return to[0]
+
+
+async def paint_all(colors: list[Literal["red", "blue"]]) -> int:
+    return len(colors)
+
+
+@pytest.mark.parametrize("source", [
+    "hits = await find('q')\nreturn await store(hits)",  # a list of results for one dict
+    "return await store('_Hit')",
+    "return await move(['north', 'east'])",
+    "return await paint_all(['green'])",
+    "import os\nreturn os.environ.get('HOME') + 5",
+    "return await mean(**{'xs': 'abc'})",
+])
+def test_what_fails_for_sure_is_still_refused_by_the_python_check(source: str) -> None:
+    """The check admits what the run admits, type by type, no more."""
+    bindings = {**CHAINED, "store": store, "move": move, "paint_all": paint_all}
+    result = run(source, bindings=bindings, check=True)
+    assert result.status is Status.INVALID, (result.error, result.diagnostics)
+
+
+class _User(BaseModel):
+    name: str
+    tags: list[str] = Field(default_factory=list)
+
+
+async def load_user(name: str) -> _User:
+    return _User(name=name)
+
+
+async def save_user(user: _User) -> str:
+    return user.name
+
+
+async def _private(x: int) -> int:
+    return x
+
+
+def test_a_result_passed_back_and_a_private_binding_pass_the_python_check() -> None:
+    """A model's result (its defaulted fields present) passed back where the
+    model is a parameter; a binding named with a leading underscore."""
+    source = "u = await load_user('ann')\nreturn [await save_user(u), await _private(2)]"
+    result = run(source, bindings={"load_user": load_user, "save_user": save_user,
+                                   "_private": _private, "_overload": _private}, check=True)
+    assert result.ok and result.value == ["ann", 2], (result.error, result.diagnostics)
+
+
+@pytest.mark.parametrize("source", [
+    "return await find(null)",
+    "return await find(.5)",
+    "for (const x of [1]) { total = total + x }\nreturn total",
+    "console.log(count)\ncount = 1\nreturn count",
+    "'use strict'\ncount = 0\nreturn count",
+])
+def test_what_fails_for_sure_is_still_refused_by_the_javascript_check(source: str) -> None:
+    result = run(source, language="javascript", bindings=CHAINED, check=True)
+    assert result.status is Status.INVALID, (result.error, result.diagnostics)
 
 
 def test_a_wrong_literal_is_still_refused_by_the_python_check() -> None:

@@ -14,6 +14,9 @@ test('a signature tells how many arguments go by position', () => {
     ['(input: {\n  city: string;\n  days?: number;\n}): Promise<any>', 1],
     ["(unit: 'a,b' | \"c\", cb: (x: number, y: number) => void): Promise<null>", 2],
     ['(m: Map<string, Array<[number, string]>>): Promise<null>', 1],
+    ['(length: "6\\"", pieces: number, units: "in\\"", gap?: number): Promise<null>', 4],
+    ['(a: "x\\\\", b: number): Promise<null>', 2],
+    ['(input: {\n  /** a, b */\n  city: string;\n}, extra?: number): Promise<any>', 2],
   ];
   for (const [signature, expected] of cases) assert.equal(positionalCount(signature), expected, signature);
 });
