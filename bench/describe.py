@@ -157,7 +157,7 @@ def python_checkers(repeat: int) -> None:
         "dmypy (warm daemon)": [str(bin_dir / "dmypy"), "run", "--", "program.py"],
         "basedpyright": [str(bin_dir / "basedpyright"), "program.py"],
     }
-    stubs = check_python.stubs(describe_bindings({"search": search}))
+    stubs, _ = check_python.stubs(describe_bindings({"search": search}))
     for name, command in commands.items():
         if not shutil.which(command[0]) and not Path(command[0]).exists():
             continue

@@ -22,13 +22,13 @@ import sys
 import tempfile
 import tokenize
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from . import stubs_python
 from .description import Description
 from .result import RunError
+from .stubs_python import Keys
 
 _PRELUDE = "from __tether_bindings__ import *\n"
 _FUNCTION = "async def __tether_program__():\n"
@@ -47,18 +47,21 @@ def help(*request: object) -> None: ...
 _DIAGNOSTIC = re.compile(r"^(?:[^:\n]*):(\d+):(\d+): (error)\[([\w-]+)\] (.*)$", re.M)
 
 
-def stubs(descriptions: Iterable[Description], variables: Sequence[str] = ()) -> str:
+def stubs(descriptions: Iterable[Description],
+          variables: Sequence[str] = ()) -> tuple[str, dict[str, Keys]]:
     """The stubs the program is checked against: the bindings, the names
     the guest adds (BindingError, help) and the run's variables (of any
-    type). ``__all__`` names them all: a star import leaves out names that
-    begin with ``_`` (a binding may)."""
+    type); and the keys of the TypedDicts they declare. ``__all__`` names
+    them all: a star import leaves out names that begin with ``_`` (a
+    binding may)."""
     descriptions = list(descriptions)
+    text, typed_dicts = stubs_python.rendered(descriptions, one_dict=True)
     declared = "".join(f"{name}: __TetherAny\n" for name in variables)
-    text = (stubs_python.render(descriptions, one_dict=True) + _GUEST_NAMES
-            + ("from typing import Any as __TetherAny\n" + declared if declared else ""))
-    names = [*(d.identifier for d in descriptions), *_typed_dicts(text), "BindingError", "help",
+    text += _GUEST_NAMES + ("from typing import Any as __TetherAny\n" + declared
+                            if declared else "")
+    names = [*(d.identifier for d in descriptions), *typed_dicts, "BindingError", "help",
              *variables]
-    return text + f"__all__ = {names!r}\n"
+    return text + f"__all__ = {names!r}\n", typed_dicts
 
 
 def wrap(source: str, variables: Sequence[str] = ()) -> str:
@@ -126,9 +129,7 @@ def _hoisted(tree: ast.Module | None, source: str,
             and ast.get_source_segment(source, node) == lines[node.lineno - 1].strip()
 
     body = tree.body
-    start = int(bool(body) and isinstance(body[0], ast.Expr)
-                and isinstance(body[0].value, ast.Constant)
-                and isinstance(body[0].value.value, str))
+    start = int(ast.get_docstring(tree, clean=False) is not None)
     futures: list[int] = []
     for node in body[start:]:
         if not (isinstance(node, ast.ImportFrom) and node.module == "__future__" and alone(node)):
@@ -236,44 +237,7 @@ _NOT_TYPED_DICT = re.compile(r"Expected `(.+?)`, found `(.+)`$"
                              r"|declared type `(.+?)` on TypedDict `[^`]*`: value of type `(.+)`$")
 
 
-@dataclass(frozen=True, slots=True)
-class _Keys:
-    """A stub TypedDict's keys, and those it requires."""
-
-    every: frozenset[str]
-    required: frozenset[str]
-
-
-def _typed_dicts(stubs_text: str) -> dict[str, _Keys]:
-    """The TypedDicts the stubs declare, by name, with their keys."""
-    def optional(annotation: ast.expr | None) -> bool:
-        return isinstance(annotation, ast.Subscript) and isinstance(annotation.value, ast.Name) \
-            and annotation.value.id == "NotRequired"
-
-    found: dict[str, _Keys] = {}
-    for node in ast.parse(stubs_text).body:
-        if isinstance(node, ast.ClassDef) and any(
-                isinstance(base, ast.Name) and base.id == "TypedDict" for base in node.bases):
-            name = node.name
-            fields = [(f.target.id, optional(f.annotation)) for f in node.body
-                      if isinstance(f, ast.AnnAssign) and isinstance(f.target, ast.Name)]
-        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
-                and isinstance(node.value.func, ast.Name) and node.value.func.id == "TypedDict" \
-                and len(node.value.args) == 2 and isinstance(node.value.args[1], ast.Dict) \
-                and isinstance(node.targets[0], ast.Name):
-            table = node.value.args[1]
-            fields = [(key.value, optional(value)) for key, value in zip(table.keys, table.values,
-                                                                        strict=True)
-                      if isinstance(key, ast.Constant) and isinstance(key.value, str)]
-            name = node.targets[0].id
-        else:
-            continue
-        found[name] = _Keys(frozenset(k for k, _ in fields),
-                            frozenset(k for k, maybe in fields if not maybe))
-    return found
-
-
-def _admitted_at_run_time(message: str, typed_dicts: Mapping[str, _Keys]) -> bool:
+def _admitted_at_run_time(message: str, typed_dicts: Mapping[str, Keys]) -> bool:
     """Whether ty refuses an argument of a type the guest passes and the
     argument check admits, where ty's view is stricter than JSON's. The
     types must match but in these places:
@@ -309,7 +273,7 @@ def _admitted_at_run_time(message: str, typed_dicts: Mapping[str, _Keys]) -> boo
     return _fits(found, expected, typed_dicts)
 
 
-def _fits(found: str, expected: str, typed_dicts: Mapping[str, _Keys]) -> bool:
+def _fits(found: str, expected: str, typed_dicts: Mapping[str, Keys]) -> bool:
     """``found`` and ``expected`` read alike, token by token, but where a
     difference is one the run admits."""
     given, declared = _TOKENS.findall(found), _TOKENS.findall(expected)
@@ -335,7 +299,7 @@ def _fits(found: str, expected: str, typed_dicts: Mapping[str, _Keys]) -> bool:
     return i == len(given) and j == len(declared)
 
 
-def _keys_fit(given: _Keys, declared: _Keys) -> bool:
+def _keys_fit(given: Keys, declared: Keys) -> bool:
     return declared.required <= given.every <= declared.every
 
 
@@ -362,7 +326,7 @@ def _may_be_none(kind: str, message: str) -> bool:
 
 
 def parse(output: str, source: str, variables: Sequence[str] = (),
-          typed_dicts: Mapping[str, _Keys] | None = None) -> tuple[RunError, ...]:
+          typed_dicts: Mapping[str, Keys] | None = None) -> tuple[RunError, ...]:
     """ty's diagnostics, at the program's own lines and columns.
     ``typed_dicts``: the stubs' TypedDict names (see
     :func:`_admitted_at_run_time`)."""
@@ -406,8 +370,7 @@ async def check(ty: str, python: str, source: str, descriptions: Iterable[Descri
         return (error,)
     with tempfile.TemporaryDirectory(prefix="tether-check-") as scratch:
         root = Path(scratch)
-        text = stubs(descriptions, variables)
-        typed_dicts = _typed_dicts(text)
+        text, typed_dicts = stubs(descriptions, variables)
         (root / "__tether_bindings__.pyi").write_text(text)
         (root / "program.py").write_text(wrap(source, variables))
         process = await asyncio.create_subprocess_exec(

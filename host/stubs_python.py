@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import keyword
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from .description import (
@@ -27,11 +28,20 @@ from .description import (
 HEADER = "from typing import Any, Literal, NotRequired, TypedDict\n"
 
 
+@dataclass(frozen=True, slots=True)
+class Keys:
+    """A TypedDict's keys, and those it requires."""
+
+    every: frozenset[str]
+    required: frozenset[str]
+
+
 class _Types:
     """Turns schemas into type expressions, collecting the TypedDicts they name."""
 
     def __init__(self, taken: set[str]) -> None:
         self.classes: list[str] = []
+        self.keys: dict[str, Keys] = {}  # of each TypedDict in classes
         self._names = TypeNames(taken)
 
     def expression(self, schema: Any, root: Mapping[str, Any], hint: str) -> str:
@@ -76,6 +86,8 @@ class _Types:
         if not new:
             return name
         required = set(schema.get("required", []))
+        self.keys[name] = Keys(frozenset(schema["properties"]),
+                               frozenset(required & set(schema["properties"])))
         fields = []
         for field, sub in schema["properties"].items():
             text = self.expression(sub, root, name + type_name(field))
@@ -97,17 +109,24 @@ class _Types:
         return name
 
 
-def render(descriptions: Iterable[Description], *, one_dict: bool = False) -> str:
-    """The stubs, as one Python module. ``one_dict``: an explicit binding
-    taken by keywords is also declared taking them as one dict (an
-    overload), which it admits: for the check, not for the model to read."""
+def render(descriptions: Iterable[Description]) -> str:
+    """The stubs, as one Python module."""
+    return rendered(descriptions)[0]
+
+
+def rendered(descriptions: Iterable[Description], *,
+             one_dict: bool = False) -> tuple[str, dict[str, Keys]]:
+    """The stubs, and the keys of the TypedDicts they declare. ``one_dict``:
+    an explicit binding taken by keywords is also declared taking them as
+    one dict (an overload), which it admits: for the check, not for the
+    model to read."""
     descriptions = list(descriptions)
     types = _Types({d.identifier for d in descriptions} | _TAKEN)
     functions = [_one_dict(d, types) if one_dict and d.explicit and _keyword_form(d)
                  else _function(d, types) for d in descriptions]
     header = HEADER + ("from typing import overload as __tether_overload__\n" if one_dict else "")
     parts = [header, *types.classes, *functions]
-    return "\n\n".join(part.rstrip("\n") for part in parts) + "\n"
+    return "\n\n".join(part.rstrip("\n") for part in parts) + "\n", types.keys
 
 
 def _keyword_form(description: Description) -> bool:

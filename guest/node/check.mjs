@@ -95,7 +95,7 @@ const OPTIONS = {
 };
 
 const cache = new Map(); // file name -> SourceFile, for the library files
-const previous = new Map(); // language -> the last program: what did not change is reused
+let previous; // the last program: what did not change is reused from it
 const base = ts.createCompilerHost(OPTIONS, true);
 
 function check({ language, declarations, source, variables }) {
@@ -118,9 +118,8 @@ function check({ language, declarations, source, variables }) {
     },
     getCurrentDirectory: () => ROOT,
   };
-  const program = ts.createProgram([DECLARATIONS, programFile], OPTIONS, host,
-    previous.get(language));
-  previous.set(language, program);
+  const program = ts.createProgram([DECLARATIONS, programFile], OPTIONS, host, previous);
+  previous = program;
   const diagnostics = [];
   for (const name of [DECLARATIONS, programFile]) {
     const file = program.getSourceFile(name);

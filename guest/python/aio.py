@@ -168,14 +168,16 @@ async def _end_the_rest() -> None:
     hold asyncio.run. When the host cancelled the run, they are cancelled
     and not waited for: the host's grace is for DONE."""
     loop = asyncio.get_running_loop()
-    if interrupt.cancelled():  # before any await: one more cancel would hide where it was
-        for task in asyncio.all_tasks() - {asyncio.current_task()}:
-            task.cancel()
-        return
-    await asyncio.sleep(0)  # an async generator dropped just now: its aclose becomes a task
+    # Cancelled by the host, no await at all: one more cancel there would
+    # hide where the program was.
+    waits = not interrupt.cancelled()
+    if waits:
+        await asyncio.sleep(0)  # an async generator dropped just now: its aclose becomes a task
     tasks = asyncio.all_tasks() - {asyncio.current_task()}
     for task in tasks:
         task.cancel()
+    if not waits:
+        return
     if tasks:
         done, _ = await asyncio.wait(tasks, timeout=CLEANUP_SECONDS)
         for task in done:

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import ast
 import builtins
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 
-#: Statement fields holding the statements of a block (def and class bodies too).
-_BLOCKS = ("body", "orelse", "finalbody")
+from .statements import every_statement
 
 
 def quote_unknown(tree: ast.Module, known: Collection[str]) -> None:
@@ -32,7 +31,7 @@ def quote_unknown(tree: ast.Module, known: Collection[str]) -> None:
         return
     bound: dict[str, tuple[int, int]] = {}  # name -> where its first binding ends
     annotated: list[tuple[ast.AST, str]] = []  # (node, field holding an annotation)
-    for node in _statements(tree.body):
+    for node in every_statement(tree.body):
         _collect(node, bound, annotated)
     for owner, name in annotated:
         annotation = getattr(owner, name)
@@ -46,20 +45,6 @@ def quote_unknown(tree: ast.Module, known: Collection[str]) -> None:
         if not all(defined(n.id) for n in ast.walk(annotation) if isinstance(n, ast.Name)):
             setattr(owner, name, ast.copy_location(ast.Constant(ast.unparse(annotation)),
                                                    annotation))
-
-
-def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Every statement, nested ones included (expressions are not walked)."""
-    for node in body:
-        yield node
-        for field in _BLOCKS:
-            block = getattr(node, field, None)
-            if isinstance(block, list):
-                yield from _statements(block)
-        for handler in getattr(node, "handlers", ()):
-            yield from _statements(handler.body)
-        for case in getattr(node, "cases", ()):
-            yield from _statements(case.body)
 
 
 def _collect(node: ast.stmt, bound: dict[str, tuple[int, int]],

@@ -143,16 +143,15 @@ class SyncGuest:
         host's CANCEL (or the end of its stream), raised where the program
         yields (the signal that follows CANCEL may come while this loop,
         not the program, runs)."""
-        if interrupt.ended() or not select.select([self.channel.read_fd], [], [], 0)[0]:
-            return ProgramCancelled() if interrupt.ended() else None
-        try:
-            event = self.channel.receive_blocking()
-        except ProtocolError as exc:
-            self.channel.fail(exc)
-        if isinstance(event, Cancel) or event is CONNECTION_CLOSED:
-            interrupt.cancel_read(eof=event is CONNECTION_CLOSED)
+        if interrupt.ended():
             return ProgramCancelled()
-        self.channel.fail(ProtocolError(ErrorCode.UNEXPECTED_MESSAGE, repr(event)[:100]))
+        if not select.select([self.channel.read_fd], [], [], 0)[0]:
+            return None
+        try:
+            self._answer(None)  # no call waits: only a CANCEL or the end may come
+        except ProgramCancelled as cancelled:
+            return cancelled
+        return None
 
     def _call(self, request: _CallRequest) -> Any:
         if interrupt.ended():
@@ -163,20 +162,28 @@ class SyncGuest:
         self.output.flush()
         self.channel.send(Call(id=self._next_id, name=request.name, args=wire_args,
                                kwargs=wire_kwargs))
+        result = self._answer(self._next_id)
+        interrupt.handover()  # the stream ended behind this answer (R-STDIO-7)
+        if result.error is not None:
+            raise BindingError(request.name, result.error.type, result.error.message,
+                               int(result.error.code))
+        return result.value
+
+    def _answer(self, call_id: int | None) -> Result:
+        """The host's next frame: the RESULT of call ``call_id``. CANCEL or
+        the end of the stream raises the cancellation (R-CANCEL-1,
+        R-TRANS-4); anything else breaks the protocol, which is not the
+        program's error."""
         try:
             event = self.channel.receive_blocking()
-        except ProtocolError as exc:  # the host broke the protocol: not the program's error
+        except ProtocolError as exc:
             self.channel.fail(exc)
         if isinstance(event, Cancel) or event is CONNECTION_CLOSED:
             interrupt.cancel_read(eof=event is CONNECTION_CLOSED)
-            raise ProgramCancelled  # R-CANCEL-1, R-TRANS-4
-        if not isinstance(event, Result) or event.id != self._next_id:
+            raise ProgramCancelled
+        if not isinstance(event, Result) or event.id != call_id:
             self.channel.fail(ProtocolError(ErrorCode.UNEXPECTED_MESSAGE, repr(event)[:100]))
-        interrupt.handover()  # the stream ended behind this answer (R-STDIO-7)
-        if event.error is not None:
-            raise BindingError(request.name, event.error.type, event.error.message,
-                               int(event.error.code))
-        return event.value
+        return event
 
 
 def imports_asyncio(code: CodeType) -> bool:

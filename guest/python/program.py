@@ -29,6 +29,7 @@ from typing import Any, Final
 from tether.codec import ProgramError
 
 from .annotation_text import quote_unknown
+from .statements import blocks
 
 FILENAME: Final = "<program>"
 _RETURN: Final = "__tether_return__"
@@ -52,7 +53,7 @@ def _rewrite_returns(body: list[ast.stmt]) -> None:
         if isinstance(node, ast.Return):
             body[index] = _raise_return(node)
         elif not isinstance(node, _SCOPES):
-            for block in _blocks(node):
+            for block in blocks(node):
                 _rewrite_returns(block)
 
 
@@ -70,18 +71,9 @@ def _returns_under_handlers(body: list[ast.stmt], inside: bool = False) -> bool:
                 return True
         elif not isinstance(node, _SCOPES):
             nested = inside or isinstance(node, _HANDLERS)
-            if any(_returns_under_handlers(block, nested) for block in _blocks(node)):
+            if any(_returns_under_handlers(block, nested) for block in blocks(node)):
                 return True
     return False
-
-
-def _blocks(node: ast.stmt) -> list[list[ast.stmt]]:
-    """The statement lists directly inside a compound statement."""
-    blocks = [getattr(node, name) for name in ("body", "orelse", "finalbody")
-              if isinstance(getattr(node, name, None), list)]
-    blocks += [handler.body for handler in getattr(node, "handlers", ())]  # try, try*
-    blocks += [case.body for case in getattr(node, "cases", ())]  # match
-    return blocks
 
 
 def _raise_return(node: ast.Return) -> ast.Raise:
@@ -121,7 +113,7 @@ def _as_function_body(body: list[ast.stmt]) -> bool:
                             keywords=[])
             body[index] = ast.fix_missing_locations(ast.copy_location(ast.Expr(call), node))
         elif not isinstance(node, _SCOPES):
-            for block in _blocks(node):
+            for block in blocks(node):
                 annotated = _as_function_body(block) or annotated
         index += 1
     return annotated
@@ -141,18 +133,16 @@ def _compile_function(tree: ast.Module, flags: int) -> CodeType:
     """The program as an ``async def`` whose top-level names are global; its
     code, which evaluated in the program's globals gives the coroutine."""
     body = tree.body
-    docstring = int(bool(body) and isinstance(body[0], ast.Expr)
-                    and isinstance(body[0].value, ast.Constant)
-                    and isinstance(body[0].value.value, str))
-    futures = docstring  # `from __future__` may only open a module
+    docstring = ast.get_docstring(tree, clean=False)
+    futures = int(docstring is not None)  # `from __future__` may only open a module
     while futures < len(body) and isinstance(node := body[futures], ast.ImportFrom) \
             and node.module == "__future__":
         futures += 1
     inner = body[futures:]  # not empty: it holds the return
     module_names: list[ast.stmt] = []  # what running the module would have set
-    if docstring:
+    if docstring is not None:
         module_names.append(ast.Assign(targets=[ast.Name(id="__doc__", ctx=ast.Store())],
-                                       value=body[0].value))  # type: ignore[attr-defined]
+                                       value=ast.Constant(docstring)))
     if _as_function_body(inner):
         module_names.append(ast.Assign(targets=[ast.Name(id="__annotations__", ctx=ast.Store())],
                                        value=ast.Dict(keys=[], values=[])))
