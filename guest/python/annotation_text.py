@@ -16,22 +16,21 @@ import ast
 import builtins
 from collections.abc import Collection
 
-from .statements import every_statement
 
-
-def quote_unknown(tree: ast.Module, known: Collection[str]) -> None:
+def quote_unknown(tree: ast.Module, statements: list[ast.stmt], known: Collection[str]) -> None:
     """Turn, in place, each annotation that names something not defined where
     it stands into its text: neither ``known`` (the run's bindings, variables
     and the guest's own names), nor a builtin, nor a name the program has
     bound by then (a class is bound at its end, so its own methods may name
     it, as a forward reference, and so may what stands before it). A
-    program of ``from __future__ import annotations`` keeps all as text."""
+    program of ``from __future__ import annotations`` keeps all as text.
+    ``statements``: every statement of ``tree``, nested ones included, in order."""
     if any(isinstance(node, ast.ImportFrom) and node.module == "__future__"
            and any(alias.name == "annotations" for alias in node.names) for node in tree.body):
         return
     bound: dict[str, tuple[int, int]] = {}  # name -> where its first binding ends
     annotated: list[tuple[ast.AST, str]] = []  # (node, field holding an annotation)
-    for node in every_statement(tree.body):
+    for node in statements:
         _collect(node, bound, annotated)
     for owner, name in annotated:
         annotation = getattr(owner, name)

@@ -29,7 +29,7 @@ from typing import Any, Final
 from tether.codec import ProgramError
 
 from .annotation_text import quote_unknown
-from .statements import blocks
+from .statements import SCOPES, blocks, outline
 
 FILENAME: Final = "<program>"
 _RETURN: Final = "__tether_return__"
@@ -42,38 +42,6 @@ class ProgramReturn(BaseException):  # control flow, not an error
     def __init__(self, value: Any = None) -> None:
         super().__init__()
         self.value = value
-
-
-def _rewrite_returns(body: list[ast.stmt]) -> None:
-    """Top-level ``return X`` becomes ``raise R(X)``, in place. Only lists of
-    statements are walked (a return is a statement; those inside a def or a
-    class are the function's own): walking every node would cost far more
-    (figures: bench/README.md)."""
-    for index, node in enumerate(body):
-        if isinstance(node, ast.Return):
-            body[index] = _raise_return(node)
-        elif not isinstance(node, _SCOPES):
-            for block in blocks(node):
-                _rewrite_returns(block)
-
-
-#: Statements whose bodies are scopes of their own.
-_SCOPES: Final = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-#: Statements that would see a return raised through them.
-_HANDLERS: Final = (ast.Try, ast.TryStar, ast.With, ast.AsyncWith)
-
-
-def _returns_under_handlers(body: list[ast.stmt], inside: bool = False) -> bool:
-    """Whether a top-level ``return`` stands inside a ``try`` or ``with``."""
-    for node in body:
-        if isinstance(node, ast.Return):
-            if inside:
-                return True
-        elif not isinstance(node, _SCOPES):
-            nested = inside or isinstance(node, _HANDLERS)
-            if any(_returns_under_handlers(block, nested) for block in blocks(node)):
-                return True
-    return False
 
 
 def _raise_return(node: ast.Return) -> ast.Raise:
@@ -112,7 +80,7 @@ def _as_function_body(body: list[ast.stmt]) -> bool:
                             args=[ast.Constant(node.module or ""), ast.Constant(node.level)],
                             keywords=[])
             body[index] = ast.fix_missing_locations(ast.copy_location(ast.Expr(call), node))
-        elif not isinstance(node, _SCOPES):
+        elif not isinstance(node, SCOPES):
             for block in blocks(node):
                 annotated = _as_function_body(block) or annotated
         index += 1
@@ -183,14 +151,18 @@ def compile_program(source: str, last_expression: bool = False,
     if last_expression and tree.body and isinstance(tree.body[-1], ast.Expr):
         last = tree.body[-1]
         tree.body[-1] = ast.copy_location(ast.Return(value=last.value), last)
-    quote_unknown(tree, known)
+    shape = outline(tree.body)  # one walk of the statements, for what follows
+    if shape.annotated:
+        quote_unknown(tree, shape.statements, known)
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
     code: CodeType
     try:
-        if _returns_under_handlers(tree.body):
+        if shape.return_under_handler:
             code = _compile_function(tree, flags)
         else:
-            _rewrite_returns(tree.body)
+            # A top-level `return X` becomes `raise ProgramReturn(X)`.
+            for body, index, node in shape.returns:
+                body[index] = _raise_return(node)
             code = compile(tree, FILENAME, "exec", flags=flags, dont_inherit=True)
     except SyntaxError as exc:
         # The body of a function that yields is a generator's: its returns,
@@ -210,7 +182,7 @@ def _first_yield(tree: ast.Module) -> ast.expr | None:
         node = stack.pop()
         if isinstance(node, ast.Yield | ast.YieldFrom):
             return node
-        if not isinstance(node, (*_SCOPES, ast.Lambda)):
+        if not isinstance(node, (*SCOPES, ast.Lambda)):
             stack.extend(reversed(list(ast.iter_child_nodes(node))))
     return None
 

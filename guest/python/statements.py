@@ -1,11 +1,17 @@
-"""A program's statements, walked without its expressions (a return, an
-annotation, a binding statement is a statement; walking every node would
-cost far more)."""
+"""A program's statements, walked once without its expressions (a return,
+an annotation, a binding statement is a statement; walking every node would
+cost far more: figures in bench/README.md)."""
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Final
+
+#: Statements whose bodies are scopes of their own.
+SCOPES: Final = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+#: Statements that would see a return raised through them.
+HANDLERS: Final = (ast.Try, ast.TryStar, ast.With, ast.AsyncWith)
 
 
 def blocks(node: ast.stmt) -> list[list[ast.stmt]]:
@@ -18,9 +24,48 @@ def blocks(node: ast.stmt) -> list[list[ast.stmt]]:
     return found
 
 
-def every_statement(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Every statement of ``body``, nested ones included."""
-    for node in body:
-        yield node
+@dataclass(slots=True)
+class Outline:
+    """What compiling a program needs to know of its statements."""
+
+    #: Every statement, nested ones included, in the order of the source.
+    statements: list[ast.stmt] = field(default_factory=list)
+    #: The program's own ``return`` statements (not a def's): the statement
+    #: list holding each, its index there, and the statement.
+    returns: list[tuple[list[ast.stmt], int, ast.Return]] = field(default_factory=list)
+    #: Whether one of those stands inside a ``try`` or ``with``.
+    return_under_handler: bool = False
+    #: Whether a statement holds an annotation (a def's, an annotated name's).
+    annotated: bool = False
+
+
+def outline(body: list[ast.stmt]) -> Outline:
+    """One walk of ``body`` and every statement list nested in it."""
+    found = Outline()
+    _walk(body, found, in_scope=False, in_handler=False)
+    return found
+
+
+def _walk(body: list[ast.stmt], found: Outline, *, in_scope: bool, in_handler: bool) -> None:
+    for index, node in enumerate(body):
+        found.statements.append(node)
+        if isinstance(node, ast.Return):
+            if not in_scope:
+                found.returns.append((body, index, node))
+                found.return_under_handler = found.return_under_handler or in_handler
+            continue
+        if isinstance(node, ast.AnnAssign) or (
+                isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _annotated(node)):
+            found.annotated = True
+        nested_scope = in_scope or isinstance(node, SCOPES)
+        nested_handler = in_handler or isinstance(node, HANDLERS)
         for block in blocks(node):
-            yield from every_statement(block)
+            _walk(block, found, in_scope=nested_scope, in_handler=nested_handler)
+
+
+def _annotated(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    arguments = node.args
+    return node.returns is not None or any(
+        argument is not None and argument.annotation is not None
+        for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                         arguments.vararg, arguments.kwarg))
