@@ -177,6 +177,23 @@ SCENARIOS: tuple[Scenario, ...] = (
                                "} finally {\n"
                                "  console.log('cleanup saw', error ? 'an error' : 'no error')\n}\n",
              }),
+    Scenario("exit-zero", "A program that exits with status 0 ends as one that returned "
+             "nothing; what it printed before is kept", ("R-DONE-8", "R-DONE-1"),
+             programs={"python": "import sys\nprint('leaving')\nsys.exit(0)\nprint('not reached')",
+                       "javascript": "console.log('leaving')\nprocess.exit(0)\n"
+                                     "console.log('not reached')"}),
+    Scenario("exit-status", "A program that exits with another status ends with a SystemExit "
+             "error whose message is the status", ("R-DONE-8", "R-DONE-2"),
+             programs={"python": "print('failing')\nexit(3)",
+                       "javascript": "console.log('failing')\nprocess.exit(3)"}),
+    Scenario("end-waits", "The program ends when its language's runtime would consider the "
+             "script finished: a JavaScript call not awaited settles and its continuation "
+             "runs; a Python thread is joined", ("R-DONE-9", "R-DONE-1"),
+             bindings=("add",),
+             programs={"python": "import threading, time\n"
+                                 "threading.Thread(target=lambda: (time.sleep(0.2), print('from a thread'))).start()",
+                       "javascript": "async function main() {\n  const x = await add(1, 2)\n"
+                                     "  console.log('sum', x)\n}\nmain()"}),
     Scenario("integral-float", "An integral float stays a float, an integer an integer",
              ("R-MAP-2", "R-CBOR-2"),
              programs={"python": "return [3.0, 10 / 2, 3, 10 // 2, -0.0]"}),
