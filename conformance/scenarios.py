@@ -191,7 +191,8 @@ SCENARIOS: tuple[Scenario, ...] = (
              "runs; a Python thread is joined", ("R-DONE-9", "R-DONE-1"),
              bindings=("add",),
              programs={"python": "import threading, time\n"
-                                 "threading.Thread(target=lambda: (time.sleep(0.2), print('from a thread'))).start()",
+                                 "threading.Thread(target=lambda: (time.sleep(0.2), "
+                                 "print('from a thread'))).start()",
                        "javascript": "async function main() {\n  const x = await add(1, 2)\n"
                                      "  console.log('sum', x)\n}\nmain()"}),
     Scenario("integral-float", "An integral float stays a float, an integer an integer",

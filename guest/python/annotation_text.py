@@ -39,7 +39,8 @@ def quote_unknown(tree: ast.Module, statements: list[ast.stmt], known: Collectio
         at = (annotation.lineno, annotation.col_offset)
 
         def defined(name: str, at: tuple[int, int] = at) -> bool:
-            return name in known or hasattr(builtins, name) or bound.get(name, at) < at
+            return (name in known or hasattr(builtins, name) or bound.get(name, at) < at
+                    or bound.get("*", at) < at)  # after a star import, any name may be
 
         if not all(defined(n.id) for n in ast.walk(annotation) if isinstance(n, ast.Name)):
             setattr(owner, name, ast.copy_location(ast.Constant(ast.unparse(annotation)),

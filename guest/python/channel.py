@@ -7,6 +7,7 @@ import codecs
 import contextlib
 import io
 import os
+import re
 import socket
 import stat
 import threading
@@ -202,12 +203,16 @@ class OutputBuffer:
 
 
 def valid_unicode(text: str) -> str:
-    """Lone surrogates become U+FFFD (R-OUTPUT-2)."""
+    """Surrogates become U+FFFD (R-OUTPUT-2): in a Python string each one
+    stands alone, even where two would make a pair in UTF-16."""
     try:
         text.encode()
     except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return _SURROGATE.sub("\ufffd", text)
     return text
+
+
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
 class ProgramStream(io.TextIOBase):

@@ -90,8 +90,11 @@ def _parse(text: str) -> inspect.Signature:
 
 
 def help(*request: Any) -> None:
-    """``help(search)``: the binding's signature and docstring, as pydoc shows them."""
+    """``help(search)``: the binding's signature and docstring, as pydoc
+    shows them; ``help()``: pydoc's welcome text."""
     import pydoc
     import sys
 
-    pydoc.Helper(output=sys.stdout).help(*request)
+    # Without a request, pydoc's interactive help, which reads the program's
+    # empty standard input and leaves, as in a script.
+    pydoc.Helper(input=sys.stdin, output=sys.stdout)(*request)

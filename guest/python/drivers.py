@@ -5,6 +5,8 @@ channel until its RESULT (guest/python/aio.py is the asyncio driver)."""
 from __future__ import annotations
 
 import select
+import sys
+import weakref
 from types import CodeType
 from typing import Any
 
@@ -26,7 +28,7 @@ from tether.codec import (
 from . import interrupt
 from .channel import Channel, OutputBuffer
 from .interrupt import ProgramCancelled
-from .program import ProgramReturn
+from .program import ProgramReturn, describe
 
 
 class BindingError(Exception):
@@ -111,11 +113,38 @@ class SyncGuest:
         return binding
 
     def main(self, code: Any, namespace: dict[str, Any]) -> Any:
+        # The program's async generators, closed as asyncio.run closes them
+        # (R-DONE-9): those the garbage collector would finalize (an
+        # `async for` left by `break`) and those still alive at the end.
+        # Closed by the collector itself, one that awaits in its `finally`
+        # would fail ("async generator ignored GeneratorExit").
+        finalized: list[Any] = []
+        started: weakref.WeakSet[Any] = weakref.WeakSet()
+        hooks = sys.get_asyncgen_hooks()
+        sys.set_asyncgen_hooks(firstiter=started.add, finalizer=finalized.append)
         try:
-            coroutine = eval(code, namespace)  # a coroutine (module or function), or None
-            return None if coroutine is None else self._drive(coroutine)
-        except ProgramReturn as ret:
-            return ret.value
+            try:
+                coroutine = eval(code, namespace)  # a coroutine (module or function), or None
+                return None if coroutine is None else self._drive(coroutine)
+            except ProgramReturn as ret:
+                return ret.value
+            finally:
+                if not interrupt.cancelled():
+                    self._close(finalized, started)
+        finally:
+            sys.set_asyncgen_hooks(*hooks)
+
+    def _close(self, finalized: list[Any], started: weakref.WeakSet[Any]) -> None:
+        while finalized or started:
+            generator = finalized.pop(0) if finalized else started.pop()
+            started.discard(generator)
+            try:
+                self._drive(generator.aclose())
+            except ProgramCancelled:
+                raise
+            except Exception as exc:  # reported as asyncio reports it, and the end goes on
+                sys.stderr.write(f"an error occurred during closing of asynchronous generator "
+                                 f"{generator!r}\n{describe(exc).traceback}")
 
     def _drive(self, coroutine: Any) -> Any:
         value: Any = None

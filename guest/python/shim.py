@@ -7,6 +7,7 @@ asyncio loop whose only I/O is fd 3: binding calls become CALL frames,
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import dataclasses
 import os
@@ -99,11 +100,55 @@ def _cut(text: str, limit: int) -> str:
 _OWN_NAMES: Final = {"BindingError": BindingError, "help": program_help}
 
 
-def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
-    """Run the program and send its DONE (R-DONE-1)."""
+class _Quitter:
+    """``exit()`` and ``quit()``, the built-ins ``site`` gives a script (the
+    guest runs with -S): they raise SystemExit, which ends the run (R-DONE-8)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Use {self.name}() to exit"
+
+    def __call__(self, code: object = None) -> NoReturn:
+        raise SystemExit(code)
+
+
+builtins.exit = _Quitter("exit")  # type: ignore[assignment]
+builtins.quit = _Quitter("quit")  # type: ignore[assignment]
+
+
+def _exits_cleanly(raised: SystemExit) -> bool:
+    """Whether the program's exit is a status of 0, as the interpreter reads
+    it (None, 0 or False), without running the program's own code."""
+    code = raised.code
+    return code is None or code is False or (type(code) is int and code == 0)
+
+
+def _wait_for_threads() -> None:
+    """What the interpreter does before it exits (R-DONE-9): the callbacks
+    registered for that moment run (concurrent.futures lets its idle workers
+    go there), then the program's non-daemon threads are joined."""
+    import threading
+
+    shutdown = getattr(threading, "_shutdown", None)
+    if shutdown is not None:
+        shutdown()
+        return
+    for thread in threading.enumerate():  # an interpreter without the hook
+        if not thread.daemon and thread is not threading.current_thread():
+            thread.join()
+
+
+def run_program(channel: Channel, run: Run, loop: Any = None, *, last: bool = True) -> None:
+    """Run the program and send its DONE (R-DONE-1). ``last``: the process
+    runs nothing after it, so the program's threads are waited for as the
+    interpreter does at its exit (which no later program could undo)."""
     output = OutputBuffer(channel, run.limits)
     sys.stdout = ProgramStream(output, Stream.STDOUT, interrupt.check)
     sys.stderr = ProgramStream(output, Stream.STDERR, interrupt.check)
+    # What a program restores its output to (sys.stdout = sys.__stdout__).
+    sys.__stdout__, sys.__stderr__ = sys.stdout, sys.stderr  # type: ignore[assignment,misc]
     namespace: dict[str, Any] = {}
     try:
         known = {*_OWN_NAMES, *(b.name for b in run.bindings), *(run.variables or ())}
@@ -123,7 +168,15 @@ def run_program(channel: Channel, run: Run, loop: Any = None) -> None:
         namespace = program_globals(_OWN_NAMES, bindings, run.variables)
         interrupt.handover()  # the stream ended while the run was being prepared
         try:
-            value = guest.main(code, namespace)
+            try:
+                value = guest.main(code, namespace)
+            except SystemExit as exc:
+                if not _exits_cleanly(exc):
+                    raise
+                value = None  # an exit with status 0 ends as a return of nothing
+            finally:
+                if last and not interrupt.cancelled():  # the host's grace is for DONE
+                    _wait_for_threads()
         finally:
             interrupt.disarm()
     except BaseException as exc:  # everything the program raises is data
@@ -303,11 +356,11 @@ def rehearse() -> list[Any]:
                        max_depth=64, max_calls_in_flight=1)
     channel.conn.receive_data(channel.host.send(Run(
         source=_REHEARSAL, language=LANGUAGES[0], bindings=(Binding("f"),), limits=limits)))
-    stdout, stderr = sys.stdout, sys.stderr
+    streams = sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__
     try:
-        run_program(channel, channel.receive_blocking())  # type: ignore[arg-type]
+        run_program(channel, channel.receive_blocking(), last=False)  # type: ignore[arg-type]
     finally:
-        sys.stdout, sys.stderr = stdout, stderr
+        sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__ = streams  # type: ignore[misc]
     return channel.seen
 
 

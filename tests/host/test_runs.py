@@ -367,6 +367,90 @@ def test_tasks_and_generators_the_program_leaves_are_ended_as_asyncio_run_ends_t
     assert sorted(result.output.splitlines()) == ["released lock", "stream closed"]
 
 
+def test_async_generators_are_closed_without_asyncio_as_asyncio_run_closes_them() -> None:
+    """R-DONE-9, a program that does not import asyncio: an async generator
+    left by ``break`` and one still alive at the end are closed before DONE,
+    their ``finally`` awaiting a binding included."""
+    async def add(a: int, b: int) -> int:
+        return a + b
+
+    source = ("async def pages(last):\n    try:\n        for i in range(5):\n"
+              "            yield await add(i, 0)\n    finally:\n"
+              "        print('cleanup', last, await add(last, 0))\n"
+              "async for v in pages(100):\n    if v == 1:\n        break\n"
+              "held = pages(200)\nfirst = await held.__anext__()\n"
+              "print('after', v, first)\nreturn v")
+    result = run(source, bindings=[add])
+    assert result.status is Status.OK, result.error
+    assert result.value == 1
+    assert result.output == "after 1 0\ncleanup 100 100\ncleanup 200 200\n"
+
+
+@pytest.mark.parametrize(("exit_call", "status", "message"), [
+    ("exit()", Status.OK, None), ("quit(0)", Status.OK, None), ("sys.exit(False)", Status.OK, None),
+    ("sys.exit(3)", Status.ERROR, "3"), ("exit('no rows')", Status.ERROR, "no rows")])
+def test_a_python_program_that_exits_ends_the_run(exit_call: str, status: Status,
+                                                  message: str | None) -> None:
+    """R-DONE-8: ``exit()``, ``quit()`` and ``sys.exit()`` end the run: status
+    0 as a return of nothing, with what was printed and the variables; any
+    other as a SystemExit error at the exit's line."""
+    result = run(f"import sys\nrows = 2\nprint('leaving')\n{exit_call}\nprint('not reached')",
+                 variables={})
+    assert result.status is status, result.error
+    assert result.output == "leaving\n"
+    assert result.variables == {"rows": 2}
+    if message is None:
+        assert result.value is None and result.error is None
+    else:
+        assert result.error is not None
+        assert (result.error.type, result.error.message, result.error.line) == \
+            ("SystemExit", message, 4)
+
+
+def test_a_python_program_ends_after_its_threads() -> None:
+    """R-DONE-9: the program's non-daemon threads are joined before DONE, as
+    the interpreter joins them at its exit; idle pool workers and asyncio's
+    executor let go."""
+    source = ("import threading, time\nfrom concurrent.futures import ThreadPoolExecutor\n"
+              "def late():\n    time.sleep(0.2)\n    print('from a thread')\n"
+              "threading.Thread(target=late).start()\n"
+              "print(ThreadPoolExecutor(2).submit(lambda: 3).result())\n"
+              "import asyncio\nprint(await asyncio.to_thread(lambda: 4))\nreturn 'main'")
+    result = run(source)
+    assert result.status is Status.OK, result.error
+    assert result.value == "main"
+    assert result.output == "3\n4\nfrom a thread\n"
+
+
+def test_what_a_python_program_prints_after_restoring_sys_stdout_is_output() -> None:
+    """``sys.stdout = sys.__stdout__`` restores the run's output, as it
+    restores a script's; sys.__stderr__ likewise."""
+    source = ("import io, sys\nprint('one')\nsys.stdout = io.StringIO()\nprint('hidden')\n"
+              "sys.stdout = sys.__stdout__\nprint('two')\nprint('err', file=sys.__stderr__)")
+    result = run(source)
+    assert result.output == "one\ntwo\nerr\n"
+
+
+def test_surrogates_a_python_program_prints_are_replaced_one_by_one() -> None:
+    """R-OUTPUT-2: in a Python string each surrogate stands alone, even two
+    that would make a pair in UTF-16."""
+    assert run('print("\\ud83d\\ude00", "\\udc80")').output == "\ufffd\ufffd \ufffd\n"
+
+
+def test_annotations_after_a_star_import_are_evaluated() -> None:
+    """A name a star import may have brought is defined where it stands:
+    ``NotRequired`` from ``from typing import *`` marks an optional key."""
+    source = ("from typing import *\nclass Movie(TypedDict):\n    title: str\n"
+              "    year: NotRequired[int]\nreturn sorted(Movie.__required_keys__)")
+    assert run(source).value == ["title"]
+
+
+def test_help_without_a_request_shows_pydocs_welcome() -> None:
+    result = run("help()")
+    assert result.status is Status.OK, result.error
+    assert "help utility" in result.output
+
+
 def test_a_task_that_swallows_its_cancellation_does_not_hold_the_result() -> None:
     """A task left running under a bare ``except`` (a retry loop) gets a short
     grace once cancelled: the program's value still comes back."""

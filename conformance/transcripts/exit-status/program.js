@@ -1,0 +1,2 @@
+console.log('failing')
+process.exit(3)

@@ -1,0 +1,2 @@
+print('failing')
+exit(3)

@@ -1,0 +1,3 @@
+console.log('leaving')
+process.exit(0)
+console.log('not reached')

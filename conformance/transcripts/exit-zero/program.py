@@ -1,0 +1,4 @@
+import sys
+print('leaving')
+sys.exit(0)
+print('not reached')
