@@ -445,6 +445,21 @@ def test_annotations_after_a_star_import_are_evaluated() -> None:
     assert run(source).value == ["title"]
 
 
+def test_the_model_reads_what_a_subprocess_wrote() -> None:
+    """A subprocess writes to the guest's fds 1 and 2, below print: the
+    result keeps it apart (raw_stdout), and what every integration gives
+    the model back (integrations/_common.py ``report``) has it too."""
+    from tether.integrations._common import report
+
+    result = run("import subprocess\nprint('listing')\n"
+                 "subprocess.run(['echo', 'from echo'])\nreturn 1")
+    assert result.status is Status.OK, result.error
+    assert result.raw_stdout == "from echo\n"
+    assert report(result) == ("Printed:\nlisting\nWritten outside print (by a subprocess, "
+                              "os.write or a crash):\nfrom echo\nReturned: 1")
+    assert report(run("return 2")) == "Returned: 2"
+
+
 def test_help_without_a_request_shows_pydocs_welcome() -> None:
     result = run("help()")
     assert result.status is Status.OK, result.error

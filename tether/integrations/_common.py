@@ -98,7 +98,16 @@ def failure_text(result: RunResult) -> str:
     parts = [what, error.traceback or f"{error.type}: {error.message}"]
     if result.output:
         parts.append("It printed:\n" + result.output)
+    parts += _written_below_print(result)
     return "\n".join(parts)
+
+
+def _written_below_print(result: RunResult) -> list[str]:
+    """What the run's processes wrote to fds 1 and 2 themselves (a
+    subprocess's output, a crash message): the model would miss it otherwise."""
+    written = result.raw_stdout + result.raw_stderr
+    return ["Written outside print (by a subprocess, os.write or a crash):\n"
+            + written.rstrip("\n")] if written.strip() else []
 
 
 def report(result: RunResult) -> str:
@@ -108,5 +117,6 @@ def report(result: RunResult) -> str:
     parts = []
     if result.output:
         parts.append("Printed:\n" + result.output.rstrip("\n"))
+    parts += _written_below_print(result)
     parts.append("Returned: " + value_text(result.value))
     return "\n".join(parts)
