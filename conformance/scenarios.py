@@ -186,14 +186,15 @@ SCENARIOS: tuple[Scenario, ...] = (
              "error whose message is the status", ("R-DONE-8", "R-DONE-2"),
              programs={"python": "print('failing')\nexit(3)",
                        "javascript": "console.log('failing')\nprocess.exit(3)"}),
-    Scenario("end-waits", "The program ends when its language's runtime would consider the "
-             "script finished: a JavaScript call not awaited settles and its continuation "
-             "runs; a Python thread is joined", ("R-DONE-9", "R-DONE-1"),
-             bindings=("add",),
+    Scenario("end-waits-threads", "The program ends when its language's runtime would consider "
+             "the script finished: a Python thread is joined", ("R-DONE-9", "R-DONE-1"),
              programs={"python": "import threading, time\n"
                                  "threading.Thread(target=lambda: (time.sleep(0.2), "
-                                 "print('from a thread'))).start()",
-                       "javascript": "async function main() {\n  const x = await add(1, 2)\n"
+                                 "print('from a thread'))).start()"}),
+    Scenario("end-waits-calls", "The program ends when its language's runtime would consider "
+             "the script finished: a JavaScript call not awaited settles and its continuation "
+             "runs", ("R-DONE-9", "R-DONE-1"), bindings=("add",),
+             programs={"javascript": "async function main() {\n  const x = await add(1, 2)\n"
                                      "  console.log('sum', x)\n}\nmain()"}),
     Scenario("integral-float", "An integral float stays a float, an integer an integer",
              ("R-MAP-2", "R-CBOR-2"),
@@ -415,16 +416,19 @@ SCENARIOS: tuple[Scenario, ...] = (
                                  "javascript": "try {\n  await hang()\n} catch (e) {\n"
                                                "  return 'swallowed'\n}"})),
     Scenario("late-frames", "RESULT and CANCEL that cross DONE, and a RESULT for no call, are "
-             "ignored: nothing is sent after DONE",
+             "ignored: nothing is sent after DONE (a program that fails ends with its call "
+             "in flight)",
              ("R-STATE-4", "R-DONE-4", "R-RESULT-1"), kind="host-script", bindings=("add",),
              programs={"python": "import asyncio\nasyncio.ensure_future(add(1, 2))\n"
-                                 "await asyncio.sleep(0.1)\nreturn 1",
+                                 "await asyncio.sleep(0.1)\nraise TypeError('ended')",
                        "javascript": "add(1, 2)\nawait new Promise((r) => setTimeout(r, 100))\n"
-                                     "return 1"},
+                                     "// the call is still in flight\n"
+                                     "throw new TypeError('ended')"},
              script=(by_guest("HELLO", HELLO_PATTERN), by_host("RUN", run_frame(["add"])),
                      by_guest("CALL", {"id": "<id:1>", "name": "add", "args": [1, 2],
                                        "kwargs": {}}),
-                     by_guest("DONE", {"value": 1}),
+                     by_guest("DONE", {"error": {"type": "TypeError", "message": "ended",
+                                                 "traceback": "<text>", "line": 4}}),
                      by_host("RESULT", {"id": "<id:1>", "value": 3}),
                      by_host("CANCEL", {"reason": "late"}),
                      by_host("RESULT", {"id": 999, "value": None}),

@@ -16,6 +16,8 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { createRequire } from 'node:module';
+import { StringDecoder } from 'node:string_decoder';
+import { setImmediate as nextTurn } from 'node:timers'; // the program may replace the global one
 import { types } from 'node:util';
 import {
   CODES, PROTOCOL_VERSION, TYPES, DEFAULT_MAX_DEPTH, DEFAULT_VALUE_BYTES, ENVELOPE_OVERHEAD, Encoded, FrameDecoder,
@@ -34,6 +36,11 @@ const OUTPUT_CHUNK = 16 * 1024; // characters per OUTPUT frame
 const DONE_ENVELOPE = 7; // a1 65 "value": the bytes DONE adds around the value
 const WRITE_APART = 64 * 1024; // payloads from this size on are written after their header
 const VERSION = JSON.parse(fs.readFileSync(new URL('./package.json', import.meta.url))).version;
+// A guest started from a startup snapshot finds console.Console undefined: it is put back at main().
+const ConsoleClass = console.Console;
+// The real process.exit, taken at main(): the program's ends the run instead (R-DONE-8).
+let exitProcess = process.exit;
+const exit = (status) => exitProcess.call(process, status);
 
 /**
  * A binding call that failed on the host (R-RESULT-5): `type`, `message` and
@@ -93,6 +100,7 @@ const state = {
   globalsBefore: new Set(), // the global object's names before the program ran
   reserved: new Map(), // RUN's variables whose names JavaScript reserves
   capture: null, // () => [[name, getter]...] of the program's top-level names (§7.9)
+  idle: null, // resolves the wait of callsSettled() when the last call in flight settles
 };
 
 const REGISTER = '__tether_register__';
@@ -108,7 +116,7 @@ function fail(err) {
   } catch {
     // the host is gone
   }
-  process.exit(1);
+  exit(1);
 }
 
 function onData(chunk) {
@@ -153,10 +161,11 @@ function onMessage({ type, name, body }) {
     call.resolve(body);
     const next = state.waiting.shift();
     if (next) next();
+    if (state.inFlight.size === 0) state.idle?.();
   } else if (type === TYPES.CANCEL) {
     if (state.phase === 'RUNNING') cancel(body.reason); // else late (R-STATE-4)
   } else if (type === TYPES.ERROR) {
-    process.exit(1); // R-ERR-2
+    exit(1); // R-ERR-2
   }
 }
 
@@ -177,15 +186,31 @@ function output(stream, text) {
   }
 }
 
+/**
+ * Each stream's bytes as text (R-OUTPUT-4): a character split across two
+ * writes is held back until the next write to its stream completes it.
+ */
+const decoders = new Map();
+
+/** What the decoders hold, but `except`'s, as U+FFFD: before a CALL, DONE, or a write elsewhere. */
+function flushOutput(except = null) {
+  for (const [stream, decoder] of decoders) {
+    const rest = stream === except ? '' : decoder.end(); // end() leaves the decoder empty, to use again
+    if (rest) output(stream, rest);
+  }
+}
+
 function captureOutput() {
   for (const [stream, target] of [['stdout', process.stdout], ['stderr', process.stderr]]) {
+    const decoder = new StringDecoder('utf8');
+    decoders.set(stream, decoder);
     target.write = (chunk, encoding, callback) => {
       // Node's write(chunk[, encoding][, callback]): a string in another
       // encoding (hex, base64, latin1...) stands for its bytes.
       const bytes = typeof chunk !== 'string' ? Buffer.from(chunk)
         : typeof encoding === 'string' && !/^utf-?8$/i.test(encoding) ? Buffer.from(chunk, encoding) : null;
-      const text = bytes === null ? chunk : bytes.toString('utf8');
-      output(stream, text);
+      flushOutput(bytes === null ? null : stream); // a string completes no held bytes
+      output(stream, bytes === null ? chunk : decoder.write(bytes));
       const done = typeof encoding === 'function' ? encoding : callback;
       if (typeof done === 'function') process.nextTick(done);
       return true;
@@ -257,6 +282,7 @@ async function call(name, programArgs, binding, positional = null) {
   if (queued && state.phase === 'CANCELLING') throw fromProgram(new Cancelled(state.cancelReason), call);
   const id = ++state.lastCallId;
   const settled = new Promise((resolve) => state.inFlight.set(id, { resolve }));
+  flushOutput();
   send(TYPES.CALL, { id, name, args, kwargs: new Map() });
   const result = await settled;
   // Raised here, inside the program's await chain, so the stack shows its line.
@@ -345,7 +371,7 @@ function loadAmaro() {
  */
 function describe(err, compiling = false) {
   if (!(err instanceof Error)) {
-    return { type: 'Error', message: `uncaught ${typeof err}: ${String(err)}`, traceback: '' };
+    return { type: 'Error', message: `uncaught ${typeof err}: ${textOf(err)}`, traceback: '' };
   }
   const stack = typeof err.stack === 'string' ? err.stack : '';
   const frames = stack.split('\n')
@@ -359,13 +385,26 @@ function describe(err, compiling = false) {
     if (where) line = Number(where[1]);
   }
   const type = errorType(err);
-  const message = err instanceof BindingError ? err.text : String(err.message);
+  const message = err instanceof BindingError ? err.text : textOf(err.message);
   const header = `${type}: ${message}`;
   // Only there: a SyntaxError the program throws or JSON.parse raises has frames instead.
   const where = compiling && line !== undefined ? syntaxContext(stack, line) : [];
   const error = { type, message, traceback: [...where, header, ...frames].join('\n') + '\n' };
   if (line !== undefined) error.line = line;
   return error;
+}
+
+/** `String(value)`, or where that throws (an object without a prototype) its kind. */
+function textOf(value) {
+  try {
+    return String(value);
+  } catch {
+    try {
+      return Object.prototype.toString.call(value); // `[object Object]`
+    } catch {
+      return `[${typeof value}]`; // a Proxy's trap threw
+    }
+  }
 }
 
 /**
@@ -511,9 +550,10 @@ function collectVariables(size) {
 
 function finishWith(...parts) {
   if (state.phase === 'FINISHED') return;
+  flushOutput();
   state.phase = 'FINISHED';
   for (const part of parts) writeAll(part);
-  process.exit(0); // R-DONE-4: nothing of the program outlives DONE
+  exit(0); // R-DONE-4: nothing of the program outlives DONE
 }
 
 function finishWithValue(value) {
@@ -546,6 +586,29 @@ function finishWithValue(value) {
   else finishWith(frameHeader(TYPES.DONE, payload.length), payload); // not copied behind it
 }
 
+/**
+ * The program's process.exit (R-DONE-8) ends the run, and nothing of the
+ * program runs after it: status 0 as a return of nothing, another as a
+ * SystemExit error at the line of the exit. The status is read as Node
+ * reads it: the code given, else process.exitCode.
+ */
+function programExit(code) {
+  if (code !== undefined) process.exitCode = code; // Node's setter refuses what exit() would
+  const status = Number(process.exitCode ?? 0);
+  try {
+    if (!isRunning()) return; // from a listener of the guest's own exit
+    if (status === 0) {
+      finishWithValue(null);
+    } else {
+      const error = fromProgram(new Error(String(status)), programExit);
+      error.name = 'SystemExit';
+      finish({ error: describe(error) });
+    }
+  } finally {
+    exit(0); // where DONE went out before (a second exit), or could not
+  }
+}
+
 const isRunning = () => state.phase === 'RUNNING' || state.phase === 'CANCELLING';
 
 function stop(reason) {
@@ -557,7 +620,7 @@ function stop(reason) {
       : describe(Object.assign(new Cancelled(reason), { stack: waiting.stack }));
     finish({ error });
   }
-  process.exit(0);
+  exit(0);
 }
 
 /** The timers the program set that have not fired, each with the stack where it was set. */
@@ -605,6 +668,7 @@ function cancel(reason) {
   }
   state.inFlight.clear();
   for (const next of state.waiting.splice(0)) next();
+  state.idle?.();
 }
 
 /**
@@ -623,19 +687,33 @@ function onTerminate() {
   });
 }
 
-/** Whether `value` holds more than `items` items or `budget` bytes of text, looking at no more. */
+const LEAVING = Symbol('leaving'); // on surelyOver's stack after an object's values, the object below it
+
+/**
+ * Whether `value` holds more than `items` items or `budget` bytes of text,
+ * looking at no more. A value that contains itself is not counted again
+ * (the conversion names the cycle); one shared by two parents is, as the
+ * conversion writes it twice.
+ */
 function surelyOver(value, budget, items) {
   const stack = [value];
+  const within = new Set(); // the objects on the path to the item
   try {
     while (stack.length > 0) {
       const item = stack.pop();
+      if (item === LEAVING) {
+        within.delete(stack.pop());
+        continue;
+      }
       if (--items < 0) return true;
       if (typeof item === 'string' || item instanceof Uint8Array) {
         budget -= item.length;
         if (budget < 0) return true;
-      } else if (item !== null && typeof item === 'object' && !(item instanceof Map)) {
+      } else if (item !== null && typeof item === 'object' && !(item instanceof Map) && !within.has(item)) {
         const values = Array.isArray(item) ? item : Object.values(item);
         if (!Array.isArray(item)) items -= values.length; // the keys
+        within.add(item);
+        stack.push(item, LEAVING);
         for (let i = 0; i < values.length && i <= items; i++) stack.push(values[i]);
       }
     }
@@ -693,6 +771,7 @@ function start(run) {
   state.decoder.maxFrameBytes = run.limits.frame_bytes;
   state.phase = 'RUNNING';
   captureOutput();
+  process.exit = programExit;
   const scope = new Map([
     ['require', programRequire()],
     ['BindingError', BindingError],
@@ -732,8 +811,25 @@ function start(run) {
   // The conversion of the value may throw too (a getter, a Proxy's trap):
   // that error is the program's, and no listener of its own may swallow it.
   Promise.resolve().then(program(...scope.values()))
-    .then(finishWithValue, (err) => finish({ error: describe(err) }))
+    .then(async (value) => {
+      await callsSettled();
+      finishWithValue(value);
+    }, (err) => finish({ error: describe(err) })) // at once, as Node ends at an uncaught error
     .catch((err) => finish({ error: describe(err) }));
+}
+
+/**
+ * R-DONE-9: once the program has returned, its calls still in flight (a
+ * `main()` not awaited) settle and what awaits them runs, which may call
+ * again; the run ends when none is left. Timers left pending are dropped.
+ */
+async function callsSettled() {
+  while (state.inFlight.size > 0 || state.waiting.length > 0) {
+    await new Promise((resolve) => { state.idle = resolve; });
+    state.idle = null;
+    // A turn of the loop: the microtasks that continue the calls run first.
+    await new Promise((resolve) => nextTurn(resolve));
+  }
 }
 
 /**
@@ -805,6 +901,7 @@ function compileRunPath() {
     }
   }
   output('stdout', ''); // not running: nothing is sent
+  flushOutput(); // no decoder yet: nothing is held
   writeAll(new Uint8Array(0));
 }
 
@@ -875,17 +972,19 @@ function stdioChannel() {
 }
 
 function main() {
+  exitProcess = process.exit;
+  console.Console ??= ConsoleClass;
   const transport = process.env.TETHER_TRANSPORT || 'fd3';
   if (transport !== 'fd3' && transport !== 'stdio') { // R-STDIO-4
     process.stderr.write(`tether-node: transport ${JSON.stringify(transport)} is not supported (fd3, stdio)\n`);
-    process.exit(2);
+    exit(2);
   }
   if (transport === 'stdio') {
     try {
       stdioChannel();
     } catch (err) {
       process.stderr.write(`tether-node: the stdio transport needs stdin and stdout that /proc can reopen: ${err.message}\n`);
-      process.exit(2);
+      exit(2);
     }
   }
   const args = process.argv.slice(2);

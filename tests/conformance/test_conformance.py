@@ -152,7 +152,8 @@ def test_a_guest_that_answers_after_done_fails_late_frames() -> None:
                "'capabilities': []})\n"
                "s.recv(1 << 20)\n"
                "send(3, {'id': 1, 'name': 'add', 'args': [1, 2], 'kwargs': {}})\n"
-               "send(6, {'value': 1})\n"
+               "send(6, {'error': {'type': 'TypeError', 'message': 'ended', "
+               "'traceback': '', 'line': 4}})\n"
                "import time; time.sleep(0.5)\n"
                "send(8, {'code': 8, 'message': 'RESULT for unknown call 999'})\n"
                "time.sleep(1)\n")

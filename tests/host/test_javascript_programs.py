@@ -132,3 +132,33 @@ def test_modules_the_program_loads_are_left_out_of_its_variables_silently() -> N
     assert result.status is Status.OK, result.error
     assert result.variables == {"kept": "a/b", "resolved": "node:fs"}
     assert set(result.dropped_variables) == {"when"}
+
+
+def test_a_cyclic_variable_is_dropped_for_its_cycle_not_its_size() -> None:
+    source = "const tree = {name: 'root', children: []}\ntree.children.push({parent: tree})\nconst n = 1"
+    result = run(source, language="javascript", variables={})
+    assert result.status is Status.OK, result.error
+    assert result.variables == {"n": 1}
+    assert result.dropped_variables == {"tree": "$.children[0].parent: cycle: the value contains itself"}
+
+
+def test_bytes_of_a_character_split_across_writes_are_joined() -> None:
+    """R-OUTPUT-4: an incomplete character waits for the next write to its
+    stream, and is U+FFFD where a write to the other stream or the end comes first."""
+    source = ("const out = process.stdout\n"
+              "out.write(Buffer.from([0xe2, 0x82]))\nout.write(Buffer.from([0xac, 0x0a]))\n"
+              "out.write(Buffer.from([0x61, 0xe2, 0x82]))\nprocess.stderr.write('b')\n"
+              "out.write(Buffer.from([0xf0, 0x9f]))")
+    result = run(source, language="javascript")
+    assert result.status is Status.OK, result.error
+    assert result.output == "€\na\ufffdb\ufffd"
+
+
+@pytest.mark.parametrize(("source", "message"), [
+    ("throw Object.create(null)", "uncaught object: [object Object]"),
+    ("throw 'oops'", "uncaught string: oops"),
+])
+def test_a_thrown_value_that_is_not_an_error_is_described(source: str, message: str) -> None:
+    result = run(source, language="javascript")
+    assert result.error is not None
+    assert (result.error.type, result.error.message) == ("Error", message)

@@ -217,6 +217,79 @@ def test_the_stacks_the_program_sees_hold_its_own_frames_only(source: str, expec
     assert [ln.strip() for ln in result.value.splitlines()] == expected
 
 
+# ---- 9. the program's own exit (R-DONE-8) ---------------------------------------
+
+
+@pytest.mark.parametrize("source", [
+    "console.log('leaving')\nprocess.exit(0)\nconsole.log('not reached')",
+    "console.log('leaving')\nprocess.exit()\nconsole.log('not reached')",
+    "console.log('leaving')\nprocess.exitCode = 0\nprocess.exit()\nconsole.log('not reached')",
+])
+def test_an_exit_with_status_0_ends_the_run_as_a_return_of_nothing(source: str) -> None:
+    result = _js(source)
+    assert result.status is Status.OK, result.error
+    assert (result.value, result.output) == (None, "leaving\n")
+
+
+@pytest.mark.parametrize(("source", "message", "line"), [
+    ("console.log('failing')\nprocess.exit(3)\nconsole.log('not reached')", "3", 2),
+    ("process.exitCode = 4\nfunction leave() {\n  process.exit()\n}\nleave()", "4", 3),
+    ("try {\n  process.exit(5)\n} finally {\n  console.log('not reached')\n}", "5", 2),
+])
+def test_an_exit_with_another_status_is_a_system_exit_at_its_line(
+        source: str, message: str, line: int) -> None:
+    result = _js(source)
+    assert result.status is Status.ERROR and result.error is not None
+    assert (result.error.type, result.error.message, result.error.line) == ("SystemExit", message, line)
+    assert "not reached" not in result.output
+
+
+def test_an_exit_keeps_the_variables_assigned_before_it() -> None:
+    result = _js("const a = 1\nprocess.exit(0)\nconst b = 2", variables={})
+    assert result.status is Status.OK, result.error
+    assert result.variables == {"a": 1}
+
+
+def test_an_exit_code_node_refuses_is_an_error_the_program_can_catch() -> None:
+    result = _js("try { process.exit('x') } catch (e) { console.log(e.code) }\nreturn 'went on'")
+    assert result.status is Status.OK, result.error
+    assert (result.value, result.output) == ("went on", "ERR_INVALID_ARG_TYPE\n")
+
+
+# ---- 10. calls in flight at the end (R-DONE-9) -----------------------------------
+
+
+async def _add(a: int, b: int) -> int:
+    return a + b
+
+
+def test_a_main_not_awaited_finishes_and_its_calls_settle() -> None:
+    source = ("async function main() {\n  const x = await add(1, 2)\n  const y = await add(x, 3)\n"
+              "  console.log('sum', y)\n}\nmain()\nsetTimeout(() => console.log('dropped'), 60_000)\n"
+              "return 'started'")
+    result = _js(source, bindings={"add": _add}, variables={})
+    assert result.status is Status.OK, result.error
+    assert (result.value, result.output) == ("started", "sum 6\n")
+
+
+def test_a_rejection_after_the_program_returned_ends_the_run() -> None:
+    source = ("async function main() {\n  await add(1, 2)\n  throw new Error('late')\n}\n"
+              "main()\nreturn 1")
+    result = _js(source, bindings={"add": _add})
+    assert result.status is Status.ERROR and result.error is not None
+    assert (result.error.type, result.error.message, result.error.line) == ("Error", "late", 3)
+
+
+def test_a_timeout_while_calls_settle_after_the_return_cancels_them() -> None:
+    async def slow() -> None:
+        await asyncio.sleep(60)
+
+    result = _js("slow().then(() => console.log('not reached'))\nreturn 1",
+                 bindings={"slow": slow}, limits=Limits(timeout=0.5))
+    assert result.status is Status.TIMEOUT, result
+    assert result.output == ""
+
+
 # ---- from the snapshot and from main.mjs ----------------------------------------
 
 #: Programs of the fixes above whose outcome does not depend on how the guest started.
@@ -228,14 +301,15 @@ ALIKE: list[tuple[str, dict[str, Any], Any]] = [
     ("process.on('uncaughtException', () => {})\nsetTimeout(() => { throw new Error('x') }, 1)\n"
      "await new Promise((done) => setTimeout(done, 20))\nreturn 1", {}, 1),
     ("let s\ntry { await fail('x') } catch (e) { s = e.stack }\nreturn s.includes('guest')", {}, False),
+    ("new console.Console({stdout: process.stdout}).log('hi %d', 2)\n"
+     "const { Console } = require('console')\nreturn typeof Console", {}, "function"),
 ]
 
 
-async def _alike(env: dict[str, str] | None) -> list[Any]:
+async def _alike(env: dict[str, str] | None) -> list[RunResult]:
     async with Runtime(sandbox="process", pool=None, env=env) as rt:
-        results = [await rt.run(source, language="javascript", bindings=BINDINGS, **options)
-                   for source, options, _ in ALIKE]
-    return [r.value if r.ok else r.error for r in results]
+        return [await rt.run(source, language="javascript", bindings=BINDINGS, **options)
+                for source, options, _ in ALIKE]
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -253,4 +327,6 @@ def test_the_fixes_hold_from_the_snapshot_and_from_main(
     assert "--snapshot-blob" in argv
     # NODE_OPTIONS of the caller's own: its guests start from main.mjs.
     env = {"NODE_OPTIONS": "--max-semi-space-size=32"} if start == "main" else None
-    assert asyncio.run(_alike(env)) == [expected for _, _, expected in ALIKE]
+    results = asyncio.run(_alike(env))
+    assert [r.value if r.ok else r.error for r in results] == [expected for _, _, expected in ALIKE]
+    assert results[-1].output == "hi 2\n"  # console.Console, which a snapshot loses, put back

@@ -1,3 +1,4 @@
 add(1, 2)
 await new Promise((r) => setTimeout(r, 100))
-return 1
+// the call is still in flight
+throw new TypeError('ended')

@@ -1,4 +1,4 @@
 import asyncio
 asyncio.ensure_future(add(1, 2))
 await asyncio.sleep(0.1)
-return 1
+raise TypeError('ended')
