@@ -788,7 +788,12 @@ function start(run) {
   for (const [name, value] of variables) scope.set(name, fromWire(value));
   const capture = run.variables !== undefined;
   if (capture) state.globalsBefore = new Set(Object.getOwnPropertyNames(globalThis));
-  if (capture || run.last_expression) scope.set(REGISTER, (get) => { state.capture = capture ? get : null; });
+  if (capture || run.last_expression) {
+    const register = (get) => { state.capture = capture ? get : null; };
+    // The variables' values, for a body that declares one again with `var` (toplevel.mjs).
+    register.initial = Object.fromEntries([...variables.keys()].map((name) => [name, scope.get(name)]));
+    scope.set(REGISTER, register);
+  }
   for (const event of ['uncaughtException', 'unhandledRejection']) {
     const ending = (err) => {
       // As in plain Node, a listener of the program's own handles the error

@@ -39,10 +39,21 @@ export function topLevel(code, options) {
   while (statements[prologue]?.type === 'ExpressionStatement'
          && statements[prologue].expression.type === 'Literal'
          && typeof statements[prologue].expression.value === 'string') prologue += 1;
+  // A variable the body declares again with `var` (`var rows = rows || []`)
+  // would start undefined, its `var` hiding the scope's name: it is given
+  // the variable's value first, as if the program had assigned it (R-VARS-2).
+  const carried = new Set(options.variables ?? []);
+  const redeclared = [];
+  for (const statement of statements) {
+    declared(statement, (name) => { if (carried.delete(name)) redeclared.push(name); }, false);
+  }
+  const initial = redeclared.map((name) => `${name} = ${register.expression.callee.name}.initial[${JSON.stringify(name)}];`).join('');
   if (prologue > 0) {
     const call = code.slice(register.start, register.end);
     edits.push([register.start, register.end, ' '.repeat(call.length)]);
-    edits.push([statements[prologue - 1].end, statements[prologue - 1].end, `;${call}`]);
+    edits.push([statements[prologue - 1].end, statements[prologue - 1].end, `;${call}${initial}`]);
+  } else if (initial) {
+    edits.push([register.end, register.end, initial]);
   }
   if (options.lastExpression) {
     const last = statements.at(-1);

@@ -223,6 +223,27 @@ def test_a_javascript_assignment_to_an_undeclared_name_is_a_top_level_name() -> 
     assert result.variables == {"rows": [1, 2], "also": "x"}
 
 
+@pytest.mark.parametrize("source", [
+    "var rows = rows || []\nrows.push(2)",
+    "if (typeof rows === 'undefined') { var rows = [] }\nrows.push(2)",
+    "'use strict'\nvar rows\nrows.push(2)",
+    "for (var rows of [rows]) rows.push(2)"])
+def test_a_javascript_var_keeps_the_variable_it_declares_again(source: str) -> None:
+    """R-VARS-2: a variable is readable as if the program had assigned it
+    first, so declaring it again with ``var`` keeps its value (the idiom
+    ``var rows = rows || []``), as in one script."""
+    result = run(source, language="javascript", variables={"rows": [1]})
+    assert result.status == "ok", result.error
+    assert result.variables == {"rows": [1, 2]}
+
+
+def test_a_javascript_error_after_a_var_keeps_its_column() -> None:
+    result = run("var rows = rows || []; rows.nope()", language="javascript",
+                 variables={"rows": [1]})
+    assert result.error is not None and result.error.line == 1
+    assert "    at <program>:1:29" in result.error.traceback, result.error.traceback
+
+
 def test_a_javascript_directive_still_applies() -> None:
     result = run("'use strict'\ntry { undeclared = 1 } catch (e) { return e.name }",
                  language="javascript", variables={})
