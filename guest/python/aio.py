@@ -136,7 +136,16 @@ class AsyncGuest:
 
     def main(self, code: Any, namespace: dict[str, Any]) -> Any:
         loop = self._loop or new_loop()
-        return loop.run_until_complete(self._main_task(code, namespace))
+        try:
+            return loop.run_until_complete(self._main_task(code, namespace))
+        except (SystemExit, KeyboardInterrupt):
+            # Raised in a task, it left the loop at once; as asyncio.run then
+            # does, the program's task is cancelled, so its own end cleans up
+            # the tasks it left (R-DONE-9), and the exit goes on.
+            if self._main is not None and not self._main.done():
+                self._main.cancel()
+                loop.run_until_complete(asyncio.gather(self._main, return_exceptions=True))
+            raise
 
     async def _main_task(self, code: Any, namespace: dict[str, Any]) -> Any:
         loop = asyncio.get_running_loop()

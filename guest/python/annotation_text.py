@@ -39,8 +39,7 @@ def quote_unknown(tree: ast.Module, statements: list[ast.stmt], known: Collectio
         at = (annotation.lineno, annotation.col_offset)
 
         def defined(name: str, at: tuple[int, int] = at) -> bool:
-            return (name in known or hasattr(builtins, name) or bound.get(name, at) < at
-                    or bound.get("*", at) < at)  # after a star import, any name may be
+            return name in known or hasattr(builtins, name) or bound.get(name, at) < at
 
         if not all(defined(n.id) for n in ast.walk(annotation) if isinstance(n, ast.Name)):
             setattr(owner, name, ast.copy_location(ast.Constant(ast.unparse(annotation)),
@@ -76,6 +75,8 @@ def _collect(node: ast.stmt, bound: dict[str, tuple[int, int]],
         for item in node.items:
             if item.optional_vars is not None:
                 _targets(item.optional_vars, names)
+    elif isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names):
+        names.update(_star_names(node.module, node.level))
     elif isinstance(node, ast.Import | ast.ImportFrom):
         names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
     elif isinstance(node, ast.Try | ast.TryStar):
@@ -85,6 +86,21 @@ def _collect(node: ast.stmt, bound: dict[str, tuple[int, int]],
     end = (node.end_lineno or node.lineno, node.end_col_offset or 0)
     for name in names:
         _bind(bound, name, end)
+
+
+def _star_names(module: str | None, level: int) -> list[str]:
+    """The names ``from module import *`` binds, where the guest has that
+    module loaded already (``typing``, say); none otherwise: the program's
+    import is not run before the program."""
+    import sys
+
+    loaded = sys.modules.get(module or "") if level == 0 else None
+    if loaded is None:
+        return []
+    names = getattr(loaded, "__all__", None)
+    if not isinstance(names, list | tuple):
+        names = [name for name in vars(loaded) if not name.startswith("_")]
+    return [name for name in names if isinstance(name, str)]
 
 
 def _bind(bound: dict[str, tuple[int, int]], name: str, end: tuple[int, int]) -> None:

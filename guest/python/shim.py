@@ -120,24 +120,27 @@ builtins.quit = _Quitter("quit")  # type: ignore[assignment]
 
 def _exits_cleanly(raised: SystemExit) -> bool:
     """Whether the program's exit is a status of 0, as the interpreter reads
-    it (None, 0 or False), without running the program's own code."""
+    it (None, or an int of 0, False and IntEnum included), without running
+    the program's own code."""
     code = raised.code
-    return code is None or code is False or (type(code) is int and code == 0)
+    return code is None or (isinstance(code, int) and int.__index__(code) == 0)
+
+
+def _stopped_by_host(exc: BaseException) -> bool:
+    """Cancelled by the host: the guest's own interruption, or asyncio's after
+    a CANCEL (a CancelledError of the program's own is its error)."""
+    return isinstance(exc, ProgramCancelled) or (
+        type(exc).__name__ == "CancelledError" and interrupt.cancelled())
 
 
 def _wait_for_threads() -> None:
     """What the interpreter does before it exits (R-DONE-9): the callbacks
     registered for that moment run (concurrent.futures lets its idle workers
-    go there), then the program's non-daemon threads are joined."""
+    go there), then the program's non-daemon threads are joined. A private
+    function of threading's, on every CPython the guest runs on."""
     import threading
 
-    shutdown = getattr(threading, "_shutdown", None)
-    if shutdown is not None:
-        shutdown()
-        return
-    for thread in threading.enumerate():  # an interpreter without the hook
-        if not thread.daemon and thread is not threading.current_thread():
-            thread.join()
+    threading._shutdown()  # type: ignore[attr-defined]
 
 
 def run_program(channel: Channel, run: Run, loop: Any = None, *, last: bool = True) -> None:
@@ -167,6 +170,7 @@ def run_program(channel: Channel, run: Run, loop: Any = None, *, last: bool = Tr
                     for b in run.bindings}
         namespace = program_globals(_OWN_NAMES, bindings, run.variables)
         interrupt.handover()  # the stream ended while the run was being prepared
+        stopped = False  # by the host: its grace is for DONE, not for the threads
         try:
             try:
                 value = guest.main(code, namespace)
@@ -174,17 +178,17 @@ def run_program(channel: Channel, run: Run, loop: Any = None, *, last: bool = Tr
                 if not _exits_cleanly(exc):
                     raise
                 value = None  # an exit with status 0 ends as a return of nothing
+            except BaseException as exc:
+                stopped = _stopped_by_host(exc)
+                raise
             finally:
-                if last and not interrupt.cancelled():  # the host's grace is for DONE
+                if last and not stopped and not interrupt.cancelled():
                     _wait_for_threads()
         finally:
             interrupt.disarm()
     except BaseException as exc:  # everything the program raises is data
         output.flush()
-        # Cancelled by the host: the guest's own interruption, or asyncio's
-        # after a CANCEL (a CancelledError of the program's own is its error).
-        if isinstance(exc, ProgramCancelled) or (
-                type(exc).__name__ == "CancelledError" and interrupt.cancelled()):
+        if _stopped_by_host(exc):
             # Where the program was stopped (R-CANCEL-4): by the signal, or at an await.
             where = interrupt.stopped_at()
             if where is None:

@@ -105,9 +105,10 @@ def failure_text(result: RunResult) -> str:
 def _written_below_print(result: RunResult) -> list[str]:
     """What the run's processes wrote to fds 1 and 2 themselves (a
     subprocess's output, a crash message): the model would miss it otherwise."""
-    written = result.raw_stdout + result.raw_stderr
-    return ["Written outside print (by a subprocess, os.write or a crash):\n"
-            + written.rstrip("\n")] if written.strip() else []
+    written = "\n".join(text.rstrip("\n") for text in (result.raw_stdout, result.raw_stderr)
+                        if text.strip())
+    return ["Written outside print (by a subprocess, os.write or a crash):\n" + written] \
+        if written else []
 
 
 def report(result: RunResult) -> str:
