@@ -191,9 +191,12 @@ function output(stream, text) {
  * writes is held back until the next write to its stream completes it.
  */
 const decoders = new Map();
+let bytesWritten = false; // since the last flush: a program that writes only text never flushes
 
 /** What the decoders hold, but `except`'s, as U+FFFD: before a CALL, DONE, or a write elsewhere. */
 function flushOutput(except = null) {
+  if (!bytesWritten) return;
+  bytesWritten = except !== null; // the bytes `except` holds stay held
   for (const [stream, decoder] of decoders) {
     const rest = stream === except ? '' : decoder.end(); // end() leaves the decoder empty, to use again
     if (rest) output(stream, rest);
@@ -210,6 +213,7 @@ function captureOutput() {
       const bytes = typeof chunk !== 'string' ? Buffer.from(chunk)
         : typeof encoding === 'string' && !/^utf-?8$/i.test(encoding) ? Buffer.from(chunk, encoding) : null;
       flushOutput(bytes === null ? null : stream); // a string completes no held bytes
+      if (bytes !== null) bytesWritten = true;
       output(stream, bytes === null ? chunk : decoder.write(bytes));
       const done = typeof encoding === 'function' ? encoding : callback;
       if (typeof done === 'function') process.nextTick(done);
@@ -816,10 +820,10 @@ function start(run) {
   // The conversion of the value may throw too (a getter, a Proxy's trap):
   // that error is the program's, and no listener of its own may swallow it.
   Promise.resolve().then(program(...scope.values()))
-    .then(async (value) => {
-      await callsSettled();
-      finishWithValue(value);
-    }, (err) => finish({ error: describe(err) })) // at once, as Node ends at an uncaught error
+    .then((value) => (state.inFlight.size === 0 && state.waiting.length === 0
+      ? finishWithValue(value) // the usual end: nothing to wait for
+      : callsSettled().then(() => finishWithValue(value))),
+    (err) => finish({ error: describe(err) })) // at once, as Node ends at an uncaught error
     .catch((err) => finish({ error: describe(err) }));
 }
 

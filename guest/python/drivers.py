@@ -104,6 +104,7 @@ class SyncGuest:
         self.limits = limits
         self.output = output
         self._next_id = 0
+        self._generators: weakref.WeakSet[Any] | None = None  # the program's async generators
 
     def make_binding(self, name: str) -> Any:
         async def binding(*args: Any, **kwargs: Any) -> Any:
@@ -119,9 +120,8 @@ class SyncGuest:
         # Closed by the collector itself, one that awaits in its `finally`
         # would fail ("async generator ignored GeneratorExit").
         finalized: list[Any] = []
-        started: weakref.WeakSet[Any] = weakref.WeakSet()
         hooks = sys.get_asyncgen_hooks()
-        sys.set_asyncgen_hooks(firstiter=started.add, finalizer=finalized.append)
+        sys.set_asyncgen_hooks(firstiter=self._started, finalizer=finalized.append)
         try:
             try:
                 coroutine = eval(code, namespace)  # a coroutine (module or function), or None
@@ -129,10 +129,15 @@ class SyncGuest:
             except ProgramReturn as ret:
                 return ret.value
             finally:
-                if not interrupt.cancelled():
-                    self._close(finalized, started)
+                if not interrupt.cancelled() and (finalized or self._generators is not None):
+                    self._close(finalized, self._generators or weakref.WeakSet())
         finally:
             sys.set_asyncgen_hooks(*hooks)
+
+    def _started(self, generator: Any) -> None:
+        if self._generators is None:  # made for the first: most programs have none
+            self._generators = weakref.WeakSet()
+        self._generators.add(generator)
 
     def _close(self, finalized: list[Any], started: weakref.WeakSet[Any]) -> None:
         while finalized or started:

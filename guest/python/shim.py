@@ -136,11 +136,14 @@ def _stopped_by_host(exc: BaseException) -> bool:
 def _wait_for_threads() -> None:
     """What the interpreter does before it exits (R-DONE-9): the callbacks
     registered for that moment run (concurrent.futures lets its idle workers
-    go there), then the program's non-daemon threads are joined. A private
-    function of threading's, on every CPython the guest runs on."""
+    go there), then the program's non-daemon threads are joined. Private
+    parts of threading's, on every CPython the guest runs on; with no thread
+    but this one there is nothing to wait for (a run's cold path: a look at
+    two dicts instead of threading's code)."""
     import threading
 
-    threading._shutdown()  # type: ignore[attr-defined]
+    if len(threading._active) + len(threading._limbo) > 1:  # type: ignore[attr-defined]
+        threading._shutdown()  # type: ignore[attr-defined]
 
 
 def run_program(channel: Channel, run: Run, loop: Any = None, *, last: bool = True) -> None:
