@@ -820,12 +820,14 @@ function start(run) {
   // The conversion of the value may throw too (a getter, a Proxy's trap):
   // that error is the program's, and no listener of its own may swallow it.
   Promise.resolve().then(program(...scope.values()))
-    .then((value) => (state.inFlight.size === 0 && state.waiting.length === 0
-      ? finishWithValue(value) // the usual end: nothing to wait for
-      : callsSettled().then(() => finishWithValue(value))),
+    .then((value) => (callsPending()
+      ? callsSettled().then(() => finishWithValue(value))
+      : finishWithValue(value)), // the usual end: nothing to wait for
     (err) => finish({ error: describe(err) })) // at once, as Node ends at an uncaught error
     .catch((err) => finish({ error: describe(err) }));
 }
+
+const callsPending = () => state.inFlight.size > 0 || state.waiting.length > 0;
 
 /**
  * R-DONE-9: once the program has returned, its calls still in flight (a
@@ -833,7 +835,7 @@ function start(run) {
  * again; the run ends when none is left. Timers left pending are dropped.
  */
 async function callsSettled() {
-  while (state.inFlight.size > 0 || state.waiting.length > 0) {
+  while (callsPending()) {
     await new Promise((resolve) => { state.idle = resolve; });
     state.idle = null;
     // A turn of the loop: the microtasks that continue the calls run first.

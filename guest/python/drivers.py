@@ -129,8 +129,10 @@ class SyncGuest:
             except ProgramReturn as ret:
                 return ret.value
             finally:
-                if not interrupt.cancelled() and (finalized or self._generators is not None):
-                    self._close(finalized, self._generators or weakref.WeakSet())
+                # None started, none finalized: the finalizer is only ever
+                # given a generator the first hook saw.
+                if self._generators is not None and not interrupt.cancelled():
+                    self._close(finalized, self._generators)
         finally:
             sys.set_asyncgen_hooks(*hooks)
 

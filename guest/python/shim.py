@@ -146,6 +146,27 @@ def _wait_for_threads() -> None:
         threading._shutdown()  # type: ignore[attr-defined]
 
 
+def _run_to_end(guest: Any, code: Any, namespace: dict[str, Any], *,
+                wait_for_threads: bool) -> Any:
+    """The program's value, or what it raised, once it has ended as its
+    language ends a script: an exit with status 0 as a return of nothing
+    (R-DONE-8), its threads joined (R-DONE-9) unless the host stopped it
+    (its grace is for DONE, not for the threads)."""
+    stopped = False
+    try:
+        return guest.main(code, namespace)
+    except SystemExit as exc:
+        if not _exits_cleanly(exc):
+            raise
+        return None
+    except BaseException as exc:
+        stopped = _stopped_by_host(exc)
+        raise
+    finally:
+        if wait_for_threads and not stopped and not interrupt.cancelled():
+            _wait_for_threads()
+
+
 def run_program(channel: Channel, run: Run, loop: Any = None, *, last: bool = True) -> None:
     """Run the program and send its DONE (R-DONE-1). ``last``: the process
     runs nothing after it, so the program's threads are waited for as the
@@ -173,20 +194,8 @@ def run_program(channel: Channel, run: Run, loop: Any = None, *, last: bool = Tr
                     for b in run.bindings}
         namespace = program_globals(_OWN_NAMES, bindings, run.variables)
         interrupt.handover()  # the stream ended while the run was being prepared
-        stopped = False  # by the host: its grace is for DONE, not for the threads
         try:
-            try:
-                value = guest.main(code, namespace)
-            except SystemExit as exc:
-                if not _exits_cleanly(exc):
-                    raise
-                value = None  # an exit with status 0 ends as a return of nothing
-            except BaseException as exc:
-                stopped = _stopped_by_host(exc)
-                raise
-            finally:
-                if last and not stopped and not interrupt.cancelled():
-                    _wait_for_threads()
+            value = _run_to_end(guest, code, namespace, wait_for_threads=last)
         finally:
             interrupt.disarm()
     except BaseException as exc:  # everything the program raises is data
