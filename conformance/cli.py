@@ -95,6 +95,7 @@ def load_all(directory: Path, only: Sequence[str] = (),
     if programs is not None:
         for t in loaded:
             t.programs.update(read_programs(programs / t.scenario, languages))
+            t.programs_directory = programs / t.scenario
     return loaded
 
 
@@ -113,19 +114,24 @@ def guest_environment(names: Sequence[str]) -> dict[str, str]:
     return env
 
 
-def missing_programs(transcripts: Sequence[Transcript], language: str,
-                     where: Path) -> str:
-    """Why no case can run for ``language`` when none of ``transcripts`` has a
-    program in it ("" when some has)."""
+def missing_programs(directories: Sequence[Path], language: str,
+                     extension: str | None = None) -> str:
+    """Why no case can run for ``language`` when not one scenario under
+    ``directories`` has a program in it ("" when one has)."""
     from .transcript import extension_of
 
-    if any(language in t.programs for t in transcripts):
+    ext = extension or extension_of(language)
+    # TypeScript runs the JavaScript programs where it has none of its own.
+    extensions = (ext, "js") if language == "typescript" else (ext,)
+    if any(next(d.glob(f"*/program.{e}"), None) is not None
+           for d in directories for e in extensions):
         return ""
-    return (f"tether conformance: no {language} programs: not one program."
-            f"{extension_of(language)} under {where}. Each scenario runs a program written "
-            f"in the guest's language: write them as conformance/README.md, 'Porting a "
-            f"guest', says (keep them in a directory of your own with --programs DIR; "
-            f"--extension EXT for a language the runner does not know).")
+    where = " or ".join(str(d) for d in directories)
+    return (f"tether conformance: no {language} programs: not one */program.{ext} under "
+            f"{where}. Each scenario runs a program written in the guest's language: write "
+            f"them as conformance/README.md, 'Porting a guest', says (keep them in a "
+            f"directory of your own with --programs DIR; --extension EXT for a language the "
+            f"runner does not know).")
 
 
 async def _run(args: argparse.Namespace, transcripts: Sequence[Transcript]) -> list[CaseResult]:
@@ -205,8 +211,8 @@ def _main(args: argparse.Namespace) -> int:
                            getattr(args, "programs", None))
     if args.mode == "guest":
         guest_environment(args.env)  # before anything runs
-        missing = missing_programs(transcripts, args.language,
-                                   args.programs or args.transcripts)
+        missing = missing_programs([d for d in (args.programs, args.transcripts) if d],
+                                   args.language, extension)
         if missing:
             print(missing, file=sys.stderr)
             return 2

@@ -309,7 +309,8 @@ def _verdict_before_running(t: Transcript, mode: str, language: str, strict: boo
     if t.programs and language not in t.programs:
         if not t.for_every_guest:
             return NOT_APPLICABLE, f"a language's own case: {t.applies}"
-        where = program_file(t.directory or Path(t.scenario), language, extension)
+        where = program_file(t.programs_directory or t.directory or Path(t.scenario), language,
+                             extension)
         return "fail", (f"no {language} program: every guest runs this scenario; write "
                         f"{where} (or keep it in --programs DIR), or list "
                         f"{mode}/{language}/{t.scenario} in --known-failures")

@@ -72,6 +72,7 @@ class Transcript:
     programs: dict[str, str] = field(default_factory=dict)  # from program.* beside the file
     steps: list[Step] = field(default_factory=list)
     directory: Path | None = None  # where it was loaded from
+    programs_directory: Path | None = None  # where its programs are kept (--programs), if apart
     variables: dict[str, Any] | None = None  # RUN's variables (spec §7.9), if any
     last_expression: bool = False
     #: "every guest", or the languages whose own case it is (a language
