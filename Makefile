@@ -5,7 +5,7 @@ PY := .venv/bin/python
 PACKAGE := .venv/.package
 STAMP := .venv/.installed
 
-.PHONY: demo test lint docs bench setup vectors
+.PHONY: demo test lint docs bench setup vectors mutants
 
 demo: $(PACKAGE)
 	$(PY) -m tether run examples/demo.py --bindings tether.demo:BINDINGS
@@ -26,6 +26,11 @@ bench: $(STAMP)
 vectors: $(STAMP)
 	$(PY) conformance/vectors/generate.py
 	$(PY) -m tether.conformance.coverage
+
+# Each requirement broken in turn in a copy of a guest (or the host): a case
+# must fail on every one (conformance/mutants.py; the suite runs a few).
+mutants: $(STAMP)
+	$(PY) -m tether.conformance.mutants
 
 setup: $(STAMP)
 

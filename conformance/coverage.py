@@ -8,7 +8,9 @@ else MAY). Every MUST and SHOULD is cited by a test vector
 (``vectors/frames.json``), a transcript (``# requirements:``) or a test
 under ``tests/`` (its id written in the test's source), or is listed with a
 reason in ``coverage-exceptions.txt``; the test suite checks both ways (an
-exception that becomes cited must leave the list).
+exception that becomes cited must leave the list). The last column names
+the mutants that break each requirement (``mutant_list.py``) and the case
+that catches each: the proof that the citations check something.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class Requirement:
     vectors: list[str] = field(default_factory=list)
     transcripts: list[str] = field(default_factory=list)
     tests: list[str] = field(default_factory=list)
+    mutants: list[str] = field(default_factory=list)  # "mutant: the cases that catch it"
 
     @property
     def cited(self) -> bool:
@@ -71,6 +74,8 @@ def requirements(spec: str | None = None) -> dict[str, Requirement]:
 
 
 def collect(root: Path = ROOT) -> dict[str, Requirement]:
+    from .mutant_list import MUTANTS
+
     reqs = requirements()
     vectors = json.loads((HERE / "vectors" / "frames.json").read_text())["vectors"]
     for vector in vectors:
@@ -88,6 +93,14 @@ def collect(root: Path = ROOT) -> dict[str, Requirement]:
         for rid in sorted(set(_ID.findall(test.read_text(encoding="utf-8")))):
             if rid in reqs:
                 reqs[rid].tests.append(name)
+    scenarios = {path.parent.name for path in (HERE / "transcripts").glob("*/transcript.txt")}
+    for mutant in MUTANTS:
+        for rid in mutant.requirements:
+            if rid in reqs:
+                reqs[rid].mutants.append(f"{mutant.name} → {', '.join(mutant.cases)}")
+                # a scenario that fails on the mutant checks the requirement
+                reqs[rid].transcripts += sorted(
+                    set(mutant.cases) & scenarios - set(reqs[rid].transcripts))
     return reqs
 
 
@@ -102,7 +115,12 @@ def exceptions(path: Path = EXCEPTIONS) -> dict[str, str]:
     return out
 
 
-def render(reqs: dict[str, Requirement], excepted: dict[str, str]) -> str:
+def render(reqs: dict[str, Requirement], excepted: dict[str, str],
+           not_mutated: dict[str, str] | None = None) -> str:
+    from .mutant_list import NOT_MUTATED
+
+    not_mutated = NOT_MUTATED if not_mutated is None else not_mutated
+
     def cell(items: list[str], limit: int = 6) -> str:
         shown = ", ".join(items[:limit])
         return shown + (f" (+{len(items) - limit})" if len(items) > limit else "")
@@ -113,15 +131,19 @@ def render(reqs: dict[str, Requirement], excepted: dict[str, str]) -> str:
            "`vectors/frames.json`, the transcripts and the tests; do not edit. Each",
            "requirement, its level (the strongest key word in its text), and what checks",
            "it. A MUST or SHOULD that nothing checks is listed with its reason in",
-           "`coverage-exceptions.txt`.",
+           "`coverage-exceptions.txt`. The last column is the proof: each mutant",
+           "(`mutant_list.py`) breaks the requirement in a copy of one of tether's guests",
+           "or its host, and the cases after the arrow fail on it (`make mutants`).",
            "",
-           "| requirement | § | level | vectors | transcripts | tests |",
-           "| --- | --- | --- | --- | --- | --- |"]
+           "| requirement | § | level | vectors | transcripts | tests | mutant → caught by |",
+           "| --- | --- | --- | --- | --- | --- | --- |"]
     for r in reqs.values():
         tests = [Path(t).name for t in r.tests]
         unchecked = f"not checked: {excepted[r.id]}" if r.id in excepted else ""
+        unmutated = f"none: {not_mutated[r.id]}" if r.id in not_mutated else ""
         out.append(f"| {r.id} | {r.section} | {r.level} | {cell(r.vectors)} | "
-                   f"{cell(r.transcripts)} | {cell(tests) or unchecked} |")
+                   f"{cell(r.transcripts)} | {cell(tests) or unchecked} | "
+                   f"{'; '.join(r.mutants) or unmutated} |")
     return "\n".join(out) + "\n"
 
 

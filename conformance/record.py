@@ -43,8 +43,12 @@ class _Ids:
 
 
 def generalize(sender: str, frame_type: FrameType, envelope: Any, ids: _Ids | None,
-               loose_error: bool, *, done_message: str | None = None) -> Any:
-    """Replace what may differ between implementations with placeholders."""
+               loose_error: bool, *, done_message: str | None = None,
+               line_required: bool = False, known_line: int | None = None) -> Any:
+    """Replace what may differ between implementations with placeholders.
+    A DONE error's ``line`` is optional (R-LANG-3: where the guest knows it)
+    unless ``line_required``; ``known_line`` is the line a guest that knows
+    it reports, where the recorded guest did not."""
     value = dict(envelope)
     if frame_type is FrameType.HELLO:
         value.update(implementation="<text>", languages="<any>")
@@ -54,8 +58,10 @@ def generalize(sender: str, frame_type: FrameType, envelope: Any, ids: _Ids | No
         value["id"] = ids(value["id"])
     elif frame_type is FrameType.DONE and "error" in value:
         error = dict(value["error"], traceback="<text>")
-        if "line" in error:  # R-DONE-2: included when known, so optional
+        if "line" in error and not line_required:  # R-LANG-3: included when known
             error["line?"] = error.pop("line")
+        elif "line" not in error and known_line is not None:
+            error["line?"] = known_line
         if done_message is not None:
             error["message"] = done_message
         if loose_error:
@@ -73,7 +79,8 @@ def _header(scenario: Scenario, modes: list[str]) -> Transcript:
                       requirements=list(scenario.requirements), modes=modes,
                       bindings=list(scenario.bindings), limits=dict(scenario.limits),
                       level=scenario.level, programs=dict(scenario.programs),
-                      variables=scenario.variables, last_expression=scenario.last_expression)
+                      variables=scenario.variables, last_expression=scenario.last_expression,
+                      applies=scenario.applies)
 
 
 def _language(scenario: Scenario) -> str:
@@ -128,7 +135,9 @@ async def _record_program(scenario: Scenario) -> Transcript:
         unordered = scenario.unordered_calls and frame_type in (FrameType.CALL, FrameType.RESULT)
         t.steps.append(Step(sender, frame_type.name,
                             generalize(sender, frame_type, envelope, ids, scenario.loose_error,
-                                       done_message=scenario.done_message),
+                                       done_message=scenario.done_message,
+                                       line_required=scenario.line_required,
+                                       known_line=scenario.known_line),
                             unordered=unordered, hex=raw.hex()))
     t.steps.append(Step("guest", "EOF"))
     t.host_result = host_result_summary(result)
@@ -239,4 +248,6 @@ async def record_all(names: list[str] | None, *, check: bool) -> list[str]:
         for language, source in fresh.programs.items():
             if committed.programs.get(language, "").rstrip() != source.rstrip():
                 problems.append(f"{scenario.name}: program.{language} differs")
+        for language in committed.programs.keys() - fresh.programs.keys() - {"typescript"}:
+            problems.append(f"{scenario.name}: program.{language} is not the scenario's")
     return problems

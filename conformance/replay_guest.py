@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import sys
 from pathlib import Path
@@ -36,6 +37,9 @@ FILLERS = {"text": "replay", "any": ["python", "javascript", "typescript"]}
 
 
 def main() -> None:
+    # As a guest that winds down after CANCEL: the host's SIGTERM (R-TERM-2)
+    # does not cut its last frames off; SIGKILL ends it after the grace.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     spec = json.loads(Path(sys.argv[1]).read_text())
     sock = socket.socket(fileno=CHANNEL_FD)
     steps = spec["steps"]

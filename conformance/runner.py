@@ -19,7 +19,7 @@ import socket
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -65,7 +65,7 @@ class CaseResult:
     scenario: str
     mode: str  # "guest" | "host"
     language: str
-    verdict: str  # "pass" | "fail" | "skip"
+    verdict: str  # "pass" | "fail" | "skip" | "n/a" (NOT_APPLICABLE)
     detail: str = ""
     requirements: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -89,8 +89,9 @@ class _Wire:
     defaults until RUN is sent and with RUN's ceiling and depth after it
     (R-LIMIT-2, R-RUN-4)."""
 
-    def __init__(self, sock: socket.socket | None) -> None:
+    def __init__(self, sock: socket.socket | None, read_timeout: float = READ_TIMEOUT) -> None:
         self.sock = sock
+        self.read_timeout = read_timeout
         self.decoder = FrameDecoder()
         self.max_depth = DEFAULT_MAX_DEPTH
         self.frames: list[tuple[str, bytes]] = []
@@ -118,7 +119,7 @@ class _Wire:
                 self.decoder.check_eof()
                 return None
             try:
-                data = await asyncio.wait_for(self._recv(loop), READ_TIMEOUT)
+                data = await asyncio.wait_for(self._recv(loop), self.read_timeout)
             except ConnectionError:
                 data = b""
             if not data:
@@ -168,8 +169,9 @@ class _StdioWire(_Wire):
     stdout, after a preamble of at most 64 KiB that is skipped and kept as
     raw output (R-STDIO-2)."""
 
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
-        super().__init__(None)
+    def __init__(self, process: asyncio.subprocess.Process,
+                 read_timeout: float = READ_TIMEOUT) -> None:
+        super().__init__(None, read_timeout)
         self.process = process
         self.preamble = b""
         self._started = False
@@ -293,29 +295,41 @@ def _blocks(steps: Sequence[Step]) -> list[list[Step]]:
 GuestLauncher = Callable[[str], GuestCommand]
 
 
-def _skip_reason(t: Transcript, mode: str, language: str, strict: bool,
-                 extension: str | None = None) -> str:
-    """Why ``t`` does not apply to this mode and language ("" when it does)."""
+#: The verdict of a case that is not this guest's: another mode's scenario,
+#: or another language's own case. Such cases are neither run nor listed.
+NOT_APPLICABLE = "n/a"
+
+
+def _verdict_before_running(t: Transcript, mode: str, language: str, strict: bool,
+                            extension: str | None = None) -> tuple[str, str]:
+    """("", "") when ``t`` runs for this mode and language, else the verdict
+    it gets without running and why."""
     if mode not in t.modes:
-        return f"{t.modes[0]}-mode scenario"
-    if t.level == "SHOULD" and not strict:
-        return "SHOULD-level: run with --strict"
+        return NOT_APPLICABLE, f"{t.modes[0]}-mode scenario"
     if t.programs and language not in t.programs:
-        where = program_file(t.directory or Path(t.scenario), language, extension)
-        return f"no {language} program for this scenario: looked for {where}"
-    return ""
+        if not t.for_every_guest:
+            return NOT_APPLICABLE, f"a language's own case: {t.applies}"
+        where = program_file(t.programs_directory or t.directory or Path(t.scenario), language,
+                             extension)
+        return "fail", (f"no {language} program: every guest runs this scenario; write "
+                        f"{where} (or keep it in --programs DIR), or list "
+                        f"{mode}/{language}/{t.scenario} in --known-failures")
+    if t.level == "SHOULD" and not strict:
+        return "skip", "SHOULD-level: run with --strict"
+    return "", ""
 
 
 async def check_guest(t: Transcript, language: str, launch: GuestLauncher, *,
                       strict: bool = False, extension: str | None = None,
-                      transport: str = "fd3") -> CaseResult:
+                      transport: str = "fd3", read_timeout: float = READ_TIMEOUT) -> CaseResult:
     """Play the host's side of ``t`` against the guest ``launch`` starts.
     ``extension``: of the language's program files, where
     :data:`~.transcript.EXTENSIONS` does not know it. ``transport``: ``fd3``,
-    or ``stdio`` (spec §3.1: the guest is started with TETHER_TRANSPORT=stdio)."""
-    result = CaseResult(t.scenario, "guest", language, "skip", requirements=t.requirements)
-    result.detail = _skip_reason(t, "guest", language, strict, extension)
-    if result.detail:
+    or ``stdio`` (spec §3.1: the guest is started with TETHER_TRANSPORT=stdio).
+    ``read_timeout``: how long to wait for each of the guest's frames."""
+    verdict, detail = _verdict_before_running(t, "guest", language, strict, extension)
+    result = CaseResult(t.scenario, "guest", language, verdict, detail, t.requirements)
+    if verdict:
         return result
     started = time.monotonic()
     workdir: str | None = None
@@ -325,10 +339,10 @@ async def check_guest(t: Transcript, language: str, launch: GuestLauncher, *,
     if transport == "stdio":
         workdir = new_workdir()
         process = await _start_stdio(launch(workdir), workdir)
-        wire = _StdioWire(process)
+        wire = _StdioWire(process, read_timeout)
     else:  # started as the host starts its guests, under the process profile
         guest = await start_guest(launch, Sandbox.PROCESS, Limits())
-        wire = _Wire(guest.child.channel)
+        wire = _Wire(guest.child.channel, read_timeout)
     bindings: dict[str, Any] = {"program": t.programs.get(language, ""), "language": language}
     index = 0
     try:
@@ -377,10 +391,12 @@ def our_guest(language: str) -> GuestLauncher:
     return lambda workdir: guest_command(language, workdir, Limits(), interpreters)
 
 
-def command_guest(argv: Sequence[str]) -> GuestLauncher:
-    """A guest started by an arbitrary command (argv[0] found on PATH)."""
+def command_guest(argv: Sequence[str], env: Mapping[str, str] | None = None) -> GuestLauncher:
+    """A guest started by an arbitrary command (argv[0] found on PATH), with
+    the environment tether gives its own guests and ``env`` on top (a
+    porter's library path)."""
     path = shutil.which(argv[0]) or argv[0]
-    return lambda workdir: GuestCommand((path, *argv[1:]), guest_env(workdir))
+    return lambda workdir: GuestCommand((path, *argv[1:]), guest_env(workdir, env))
 
 
 # -- host mode ----------------------------------------------------------------------
@@ -502,9 +518,9 @@ def host_result_summary(result: RunResult) -> dict[str, Any]:
 
 
 async def check_host(t: Transcript, language: str, *, strict: bool = False) -> CaseResult:
-    case = CaseResult(t.scenario, "host", language, "skip", requirements=t.requirements)
-    case.detail = _skip_reason(t, "host", language, strict)
-    if case.detail:
+    verdict, detail = _verdict_before_running(t, "host", language, strict)
+    case = CaseResult(t.scenario, "host", language, verdict, detail, t.requirements)
+    if verdict:
         return case
     started = time.monotonic()
     result, tap = await run_host(t, language, timeout=t.timeout)

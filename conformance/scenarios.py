@@ -24,7 +24,7 @@ from typing import Any
 
 from tether.codec import encode_frame, encode_payload
 
-from .transcript import Step
+from .transcript import EVERY_GUEST, Step
 
 #: Small limits keep the transcripts short and make the cap scenarios cheap.
 LIMITS = {"output_bytes": 4096, "value_bytes": 4096, "frame_bytes": 65536, "max_depth": 32,
@@ -53,10 +53,22 @@ async def log(text: str) -> None:
     return None
 
 
+async def scale(x: int, factor: int = 10) -> int:
+    return x * factor
+
+
+async def opaque() -> Any:
+    return object()  # outside the value model: the host answers INVALID_VALUE
+
+
 BINDINGS: dict[str, Callable[..., Any]] = {
-    "add": add, "echo": echo, "fail": fail, "hang": hang, "log": log,
+    "add": add, "echo": echo, "fail": fail, "hang": hang, "log": log, "scale": scale,
+    "opaque": opaque,
     "BindingError": echo,  # a binding named like a guest's own name (R-RUN-6)
+    "print": echo,  # a binding named like a built-in of many languages (R-LANG-9)
 }
+
+
 
 
 @dataclass(frozen=True)
@@ -76,6 +88,9 @@ class Scenario:
     script: tuple[Step, ...] = ()
     variables: dict[str, Any] | None = None  # RUN's variables (spec §7.9)
     last_expression: bool = False
+    applies: str = EVERY_GUEST  # else: the languages whose own case this is
+    line_required: bool = False  # DONE's error line: every language knows it (R-LANG-3)
+    known_line: int | None = None  # the line a guest reports where it knows it (R-LANG-3)
 
 
 def by_guest(kind: str, payload: Any = None, *, optional: bool = False) -> Step:
@@ -106,6 +121,10 @@ def nest(depth: int) -> Any:
     for _ in range(depth):
         value = [value]
     return value
+
+
+def _with_flags(data: bytes, flags: int) -> bytes:
+    return data[:4] + struct.pack(">H", flags) + data[6:]
 
 
 def run_frame(bindings: list[str], *, language: str = "<language>",
@@ -154,6 +173,28 @@ QUEUE_PROGRAMS = {
 }
 
 
+#: CANCEL payloads (after RUN, while a call is in flight) that break one rule
+#: of §5 each: a guest that reads one anyway stops the program (a DONE) or
+#: finds an unknown key (INVALID_MESSAGE) instead of MALFORMED_PAYLOAD.
+PAYLOAD_VIOLATIONS = (
+    # name, rule, what, payload (hex): {"reason": "", ...}
+    ("duplicate-key", "R-CBOR-4", "the key reason twice", "a266726561736f6e6066726561736f6e60"),
+    ("not-shortest", "R-CBOR-2", "the reason's length in two bytes",
+     "a166726561736f6e7800"),
+    ("indefinite", "R-CBOR-2", "an indefinite-length text", "a166726561736f6e7f60ff"),
+    ("nan-payload", "R-CBOR-3", "a half-precision NaN with a payload beside the reason",
+     "a266726561736f6e606178f97e01"),
+    ("bignum-small", "R-CBOR-3", "a bignum that fits in 64 bits beside the reason",
+     "a266726561736f6e606178c24101"),
+    ("tag", "R-CBOR-5", "tag 1 (a date) beside the reason", "a266726561736f6e606178c11a5f5e1000"),
+    ("undefined", "R-CBOR-6", "the simple value undefined beside the reason",
+     "a266726561736f6e606178f7"),
+    ("invalid-text", "R-CBOR-7", "a reason that is not valid UTF-8", "a166726561736f6e62c328"),
+    ("key-not-text", "R-CBOR-4", "an integer map key beside the reason",
+     "a266726561736f6e600101"),
+)
+
+
 SCENARIOS: tuple[Scenario, ...] = (
     # -- programs: recorded from our host and our guest ------------------------
     Scenario("hello", "Print and return a value, no calls",
@@ -165,7 +206,9 @@ SCENARIOS: tuple[Scenario, ...] = (
              programs={"python": "x = 1\nx", "javascript": "const x = 1\nx"}),
     Scenario("return-through-cleanup", "A return inside the language's error handling and "
              "cleanup leaves them as a function's return does: nothing is caught, the "
-             "cleanup sees no error", ("R-RUN-2", "R-DONE-1"),
+             "cleanup sees no error", ("R-RUN-2", "R-DONE-1", "R-LANG-10"),
+             applies="a language whose error handling or cleanup is a statement that a "
+                     "return can leave (R-LANG-10)",
              programs={
                  "python": "class Cleanup:\n    def __enter__(self):\n        return self\n"
                            "    def __exit__(self, kind, value, traceback):\n"
@@ -188,19 +231,33 @@ SCENARIOS: tuple[Scenario, ...] = (
                        "javascript": "console.log('failing')\nprocess.exit(3)"}),
     Scenario("end-waits-threads", "The program ends when its language's runtime would consider "
              "the script finished: a Python thread is joined", ("R-DONE-9", "R-DONE-1"),
+             applies="a language whose runtime joins the threads a script leaves running "
+                     "(Python)",
              programs={"python": "import threading, time\n"
                                  "threading.Thread(target=lambda: (time.sleep(0.2), "
                                  "print('from a thread'))).start()"}),
     Scenario("end-waits-calls", "The program ends when its language's runtime would consider "
              "the script finished: a JavaScript call not awaited settles and its continuation "
              "runs", ("R-DONE-9", "R-DONE-1"), bindings=("add",),
+             applies="a language whose runtime waits for the I/O a script leaves in flight "
+                     "(JavaScript)",
              programs={"javascript": "async function main() {\n  const x = await add(1, 2)\n"
                                      "  console.log('sum', x)\n}\nmain()"}),
+    Scenario("bytes-own-their-buffer", "A decoded Uint8Array owns its bytes: it is not a view "
+             "of the frame it came in", ("R-JS-2",), bindings=("echo",),
+             applies="a language whose byte values can be views of a larger buffer "
+                     "(JavaScript's Uint8Array, R-JS-2)",
+             programs={"javascript": "const bytes = await echo(new Uint8Array([1, 2]))\n"
+                                     "return [bytes.length, bytes.buffer.byteLength]"}),
     Scenario("integral-float", "An integral float stays a float, an integer an integer",
              ("R-MAP-2", "R-CBOR-2"),
+             applies="a language whose numbers keep integers and floats apart (R-MAP-2: "
+                     "Python, Ruby, Lua 5.3 and later)",
              programs={"python": "return [3.0, 10 / 2, 3, 10 // 2, -0.0]"}),
     Scenario("throw-a-value", "A thrown value that is not an exception object",
-             ("R-DONE-6", "R-MAP-6"),
+             ("R-DONE-6", "R-MAP-6", "R-LANG-2", "R-LANG-3"),
+             applies="a language that can raise a value that is not an exception object "
+                     "(JavaScript, Lua, Perl)", known_line=1,
              programs={"javascript": "throw 'oops'"}),
     Scenario("sequential-calls", "Two binding calls in a row",
              ("R-CALL-1", "R-CALL-2", "R-RESULT-1", "R-RESULT-2", "R-STATE-2"),
@@ -209,9 +266,10 @@ SCENARIOS: tuple[Scenario, ...] = (
                        "javascript": "const x = await add(1, 2)\nreturn await add(x, 3)"}),
     Scenario("call-trailing-undefined", "A JavaScript call's trailing undefined arguments "
              "are left out of CALL, so the binding's defaults apply", ("R-JS-1", "R-CALL-1"),
-             bindings=("add",),
-             programs={"python": "return await add(1, 2)",
-                       "javascript": "return await add(1, 2, undefined, undefined)"}),
+             bindings=("scale",),
+             applies="a language with a value for a missing argument apart from null "
+                     "(JavaScript's undefined, R-JS-1)",
+             programs={"javascript": "return await scale(2, undefined)"}),
     Scenario("concurrent-calls", "Three calls in flight at once, answered in any order",
              ("R-CALL-2", "R-CALL-6", "R-STATE-2"), bindings=("add",), unordered_calls=True,
              programs={
@@ -236,7 +294,8 @@ SCENARIOS: tuple[Scenario, ...] = (
              ("R-VARS-7",), last_expression=True,
              programs={"python": "x = 20\nx * 2 + 2", "javascript": "const x = 20\nx * 2 + 2"}),
     Scenario("keyword-arguments", "Keyword arguments travel in kwargs",
-             ("R-CALL-1",), bindings=("add",),
+             ("R-CALL-1", "R-MAP-7"), bindings=("add",),
+             applies="a language with keyword arguments, or whose guest offers kw (R-MAP-7)",
              programs={"python": "return await add(1, b=2)"}),
     Scenario("value-model", "Every kind of value crosses both ways unchanged, maps in order",
              ("R-VAL-1", "R-CBOR-2", "R-CBOR-5", "R-MAP-3", "R-MAP-4", "R-MAP-5"),
@@ -271,11 +330,12 @@ SCENARIOS: tuple[Scenario, ...] = (
                        "javascript": "process.stdout.write('x')\nawait add(1, 1)\n"
                                      "console.log('y')"}),
     Scenario("program-error", "An exception with the program's line",
-             ("R-DONE-1", "R-DONE-2"), loose_error=True,
+             ("R-DONE-1", "R-DONE-2", "R-LANG-3"), loose_error=True, line_required=True,
              programs={"python": "x = 1\nraise ValueError('no')",
                        "javascript": "const x = 1\nthrow new Error('no')"}),
     Scenario("syntax-error", "A program that does not compile: a SyntaxError at its line",
-             ("R-DONE-1", "R-DONE-2", "R-DONE-6"), done_message="<text>",
+             ("R-DONE-1", "R-DONE-2", "R-DONE-6", "R-LANG-4"), done_message="<text>",
+             line_required=True,
              programs={"python": "x = 1\nreturn (", "javascript": "const x = 1\nreturn )"}),
     Scenario("value-too-large", "The return value exceeds value_bytes",
              ("R-DONE-3", "R-VAL-1"), loose_error=True,
@@ -327,6 +387,76 @@ SCENARIOS: tuple[Scenario, ...] = (
              ("R-DONE-7", "R-LIMIT-3", "R-MAP-6"), loose_error=True,
              programs={"python": "raise ValueError('x' * 100000)",
                        "javascript": "throw new Error('x'.repeat(100000))"}),
+    # -- the language-neutral rules of spec §15, one program per language ---------
+    Scenario("end-waits", "The program ends when its language's runtime would consider the "
+             "script finished: work it left running finishes before DONE (a Python thread, "
+             "a JavaScript call not awaited, a handle of spawn)", ("R-DONE-9", "R-LANG-12"),
+             bindings=("add",),
+             programs={"python": "import threading, time\ntotal = await add(1, 2)\n"
+                                 "threading.Thread(target=lambda: (time.sleep(0.1), "
+                                 "print('sum', total))).start()",
+                       "javascript": "async function main() {\n  const total = await add(1, 2)\n"
+                                     "  console.log('sum', total)\n}\nmain()"}),
+    Scenario("numbers", "Numbers keep their kind in every language: integers as integers, "
+             "fractions, -0, and infinities as floats", ("R-MAP-2", "R-LANG-5"),
+             programs={"python": "return [1 + 2, -7, 1 / 2, -0.0, 1e300, float('inf')]",
+                       "javascript": "return [1 + 2, -7, 1 / 2, -0, 1e300, Infinity]"}),
+    Scenario("call-default-argument", "A call sends the arguments the program passed and no "
+             "others: the binding's default applies on the host", ("R-LANG-15", "R-CALL-1"),
+             bindings=("scale",),
+             programs={"python": "return await scale(2)",
+                       "javascript": "return await scale(2)"}),
+    Scenario("output-unicode", "Printed text is sent as the characters printed, whatever "
+             "the language's strings are", ("R-LANG-6", "R-OUTPUT-1", "R-LANG-1"),
+             programs={"python": "print('caf\u00e9 \u2603 \U0001f600')",
+                       "javascript": "console.log('caf\u00e9 \u2603 \U0001f600')"}),
+    Scenario("binding-shadows-built-in", "A binding named like a built-in of many languages "
+             "(print) is in scope under that name", ("R-RUN-6", "R-LANG-9"),
+             bindings=("print",),
+             programs={"python": "return await print('mine')",
+                       "javascript": "return await print('mine')"}),
+    Scenario("result-outside-model", "A binding whose result is outside the value model: "
+             "the host answers INVALID_VALUE, which the program catches",
+             ("R-RESULT-4", "R-RESULT-2", "R-RESULT-5"), bindings=("opaque",),
+             programs={"python": "try:\n    await opaque()\nexcept BindingError as e:\n"
+                                 "    return [e.code, e.binding]",
+                       "javascript": "try {\n  await opaque()\n} catch (e) {\n"
+                                     "  return [e.code, e.binding]\n}"}),
+    Scenario("value-depth", "A value nested max_depth deep crosses; one level more is an "
+             "error at the call (no CALL) and in the return value, at the path where it "
+             "passes the bound", ("R-VAL-1", "R-VAL-2", "R-VAL-3"), bindings=("echo",),
+             done_message="<prefix:return value $" + "[0]" * 32 + ": >",
+             programs={"python": "value = 0\nfor _ in range(32):\n    value = [value]\n"
+                                 "value = await echo(value)\ndeeper = [value]\ntry:\n"
+                                 "    await echo(deeper)\nexcept TypeError:\n"
+                                 "    print('TypeError at the call')\nreturn deeper",
+                       "javascript": "let value = 0\nfor (let i = 0; i < 32; i++) value = [value]\n"
+                                     "value = await echo(value)\nconst deeper = [value]\n"
+                                     "try {\n  await echo(deeper)\n} catch (e) {\n"
+                                     "  if (e instanceof TypeError) "
+                                     "console.log('TypeError at the call')\n}\n"
+                                     "return deeper"}),
+    Scenario("return-too-many-items", "A return value that holds more than value_items data "
+             "items, within value_bytes: an error with code VALUE_TOO_LARGE",
+             ("R-VAL-1", "R-DONE-3"), loose_error=True,
+             programs={"python": "return [0] * 2000",
+                       "javascript": "return new Array(2000).fill(0)"}),
+    Scenario("return-lone-surrogate", "Text with a lone surrogate is outside the value model: "
+             "an error naming its path, never replaced", ("R-VAL-2", "R-CBOR-7"),
+             done_message="<prefix:return value $[1]: >",
+             programs={"python": "return ['a', 'b\\ud800']",
+                       "javascript": "return ['a', 'b\\ud800']"}),
+    Scenario("error-type-too-long", "An error type over 256 bytes is cut to 256, ending "
+             "with an ellipsis", ("R-DONE-7", "R-MAP-6"), done_message="x",
+             programs={"python": f"class {'E' * 300}(Exception):\n    pass\n\n"
+                                 f"raise {'E' * 300}('x')",
+                       "javascript": f"class {'E' * 300} extends Error {{}}\n\n\n"
+                                     f"throw new {'E' * 300}('x')"}),
+    Scenario("variables-syntax-error", "A program that does not compile still sends the "
+             "variables back, unchanged", ("R-VARS-3", "R-DONE-6"),
+             limits={**LIMITS, "variables_bytes": 1024}, variables={"rows": [1, 2, 3]},
+             done_message="<text>", line_required=True,
+             programs={"python": "x = 1\nreturn (", "javascript": "const x = 1\nreturn )"}),
     # -- scripted host: what our guest does with a host's violations -------------
     _guest_violation("bad-magic", "The host sends bytes that are not a frame",
                      ("R-FRAME-2", "R-ERR-1"), 1, raw("host", b"GET / HTTP/1.1\r\n")),
@@ -469,6 +599,78 @@ SCENARIOS: tuple[Scenario, ...] = (
     _guest_violation("check-order", "A frame that breaks two rules: the schema is checked "
                      "before the state", ("R-ORDER-1",), 6,
                      raw("host", frame(4, {"id": 0, "value": None}))),
+    _guest_violation("frame-flags", "A CANCEL that would stop the program, with a reserved "
+                     "flag set: the guest closes instead", ("R-FRAME-4",), 1,
+                     *_after_run(raw("host", _with_flags(frame(7, {"reason": "test"}), 1)))),
+    _guest_violation("second-run", "A second RUN while the program runs",
+                     ("R-STATE-1", "R-RUN-5"), 7,
+                     *_after_run(by_host("RUN", run_frame(["hang"])))),
+    Scenario("second-cancel", "A second CANCEL while the program winds down from the first",
+             ("R-STATE-1",), kind="host-script", bindings=("hang",),
+             **_script(by_host("RUN", run_frame(["hang"])), CALL_HANG,
+                       by_host("CANCEL", {"reason": "test"}),
+                       by_guest("CALL", {"id": "<id:2>", "name": "hang", "args": [],
+                                         "kwargs": {}}),
+                       by_host("CANCEL", {"reason": "again"}),
+                       connection_error(7), by_guest("EOF"),
+                       programs={"python": "import asyncio\ntry:\n    await hang()\n"
+                                           "except asyncio.CancelledError:\n"
+                                           "    await hang()",
+                                 "javascript": "try {\n  await hang()\n} catch (e) {\n"
+                                               "  await hang()\n}"})),
+    Scenario("host-error", "The host reports a connection error: the guest sends nothing more "
+             "and closes", ("R-ERR-2",), kind="host-script", bindings=("hang",),
+             **_script(*_after_run(by_host("ERROR", {"code": 11, "message": "host failed"})),
+                       by_guest("EOF"))),
+    Scenario("too-many-items", "A RESULT at the item bound is read; one item more is "
+             "MALFORMED_PAYLOAD", ("R-CBOR-11", "R-VAL-1"), kind="host-script",
+             bindings=("hang",),
+             **_script(by_host("RUN", run_frame(["hang"])), CALL_HANG,
+                       # value_items(4096) + 64 = 1088 items: the map, 2 keys, the id,
+                       # the array and its elements
+                       by_host("RESULT", {"id": "<id:1>", "value": [0] * 1083}),
+                       by_guest("CALL", {"id": "<id:2>", "name": "hang", "args": [],
+                                         "kwargs": {}}),
+                       by_host("RESULT", {"id": "<id:2>", "value": [0] * 1084}),
+                       connection_error(5), by_guest("EOF"),
+                       programs={"python": "await hang()\nawait hang()",
+                                 "javascript": "await hang()\nawait hang()"})),
+    Scenario("cancel-queued", "CANCEL reaches a call queued beyond max_calls_in_flight: it "
+             "raises the cancellation at the program's call and is never sent",
+             ("R-CANCEL-2", "R-CALL-3", "R-LANG-13"), kind="host-script",
+             bindings=("hang", "echo"), limits={**LIMITS, "max_calls_in_flight": 1},
+             **_script(by_host("RUN", run_frame(["hang", "echo"],
+                                                limits={**LIMITS, "max_calls_in_flight": 1})),
+                       CALL_HANG, by_host("CANCEL", {"reason": "test"}),
+                       by_guest("OUTPUT", {"stream": "stdout",
+                                           "text": "queued call cancelled\n"}),
+                       by_guest("DONE", CANCELLED_DONE, optional=True), by_guest("EOF"),
+                       programs={"python": "import asyncio\nfirst = asyncio.ensure_future("
+                                           "hang())\nawait asyncio.sleep(0)\ntry:\n"
+                                           "    await echo(1)\n"
+                                           "except asyncio.CancelledError:\n"
+                                           "    print('queued call cancelled')\n    raise",
+                                 "javascript": "const first = hang()\nfirst.catch(() => {})\n"
+                                               "try {\n  await echo(1)\n} catch (e) {\n"
+                                               "  if (e instanceof Cancelled) "
+                                               "console.log('queued call cancelled')\n"
+                                               "  throw e\n}"})),
+    *(_guest_violation(f"payload-{name}", f"A CANCEL whose payload breaks {rule}: the guest's "
+                       f"own decoder rejects it ({what})", (rule, "R-CBOR-9"), 5,
+                       *_after_run(raw("host", encode_frame(7, bytes.fromhex(payload)))))
+      for name, rule, what, payload in PAYLOAD_VIOLATIONS),
+    _guest_violation("result-error-code", "A RESULT whose error code is a connection code",
+                     ("R-ERRCODE-1", "R-CBOR-10"), 6,
+                     *_after_run(by_host("RESULT", {"id": "<id:1>", "error": {
+                         "code": 1, "type": "ValueError", "message": "not a call error"}}))),
+    _guest_violation("run-bindings-repeated", "A RUN that names a binding twice",
+                     ("R-RUN-3", "R-CBOR-10"), 6,
+                     by_host("RUN", run_frame(["hang", "hang"]))),
+    _guest_violation("run-variable-name", "A RUN with a variable whose name is private",
+                     ("R-VARS-1", "R-CBOR-10"), 6,
+                     by_host("RUN", {**run_frame(["hang"], limits={**LIMITS,
+                                                                   "variables_bytes": 1024}),
+                                     "variables": {"_secret": 1}})),
     # -- scripted guest: what our host does with a guest's violations ------------
     Scenario("guest-garbage", "The guest sends garbage instead of HELLO",
              ("R-FRAME-2", "R-ERR-1", "R-TERM-1"), kind="guest-script",
@@ -495,6 +697,18 @@ SCENARIOS: tuple[Scenario, ...] = (
              script=(by_guest("HELLO", REPLAY_HELLO), by_host("RUN", "<any>"),
                      by_guest("HELLO", REPLAY_HELLO),
                      by_host("ERROR", {"code": 7, "message": "<text>"}))),
+    Scenario("guest-call-too-large", "A CALL whose arguments exceed value_bytes",
+             ("R-CALL-4",), kind="guest-script", bindings=("echo",),
+             script=(by_guest("HELLO", REPLAY_HELLO), by_host("RUN", "<any>"),
+                     by_guest("CALL", {"id": 1, "name": "echo", "args": ["x" * 5000],
+                                       "kwargs": {}}),
+                     by_host("RESULT", "<any>"), by_guest("DONE", {"value": None}))),
+    Scenario("guest-forged-variables", "A DONE whose variables break R-VARS-1's rule on names",
+             ("R-VARS-6",), kind="guest-script", limits={**LIMITS, "variables_bytes": 1024},
+             variables={"rows": [1]},
+             script=(by_guest("HELLO", REPLAY_HELLO), by_host("RUN", "<any>"),
+                     by_guest("DONE", {"value": None, "variables": {"_private": 1},
+                                       "dropped": {}}))),
     Scenario("guest-unknown-binding", "A CALL to a binding that RUN did not offer",
              ("R-CALL-5",), kind="guest-script", bindings=("add",),
              script=(by_guest("HELLO", REPLAY_HELLO), by_host("RUN", "<any>"),
@@ -531,6 +745,14 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("guest-eof-mid-run", "The guest's stream ends during the run",
              ("R-TRANS-5",), kind="guest-script",
              script=(by_guest("HELLO", REPLAY_HELLO), by_host("RUN", "<any>"), by_guest("EOF"))),
+    Scenario("guest-call-while-cancelling", "A CALL after the host's CANCEL is answered with "
+             "CANCELLED", ("R-STATE-3", "R-CANCEL-1"), kind="guest-script", bindings=("hang",),
+             timeout=0.5,
+             script=(by_guest("HELLO", REPLAY_HELLO), by_host("RUN", "<any>"),
+                     by_host("CANCEL", {"reason": "timeout"}),
+                     by_guest("CALL", {"id": 1, "name": "hang", "args": [], "kwargs": {}}),
+                     by_host("RESULT", {"id": 1, "error": {"code": 106, "type": "<text>",
+                                                           "message": "<text>"}}))),
     Scenario("guest-silent", "A guest that never answers is timed out and cancelled",
              ("R-CANCEL-1", "R-TERM-2"), kind="guest-script", timeout=0.5,
              script=(by_guest("HELLO", REPLAY_HELLO), by_host("RUN", "<any>"),

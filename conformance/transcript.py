@@ -37,6 +37,8 @@ import cbor2
 
 from tether.codec import FrameType
 
+#: The ``applies`` of a scenario every guest runs.
+EVERY_GUEST = "every guest"
 PLACEHOLDER = re.compile(r"<([a-z]+)(?::([^<>]+))?>")
 #: Recorded bytes longer than this (hex digits) are not written out.
 HEX_SHOWN = 8192
@@ -70,8 +72,16 @@ class Transcript:
     programs: dict[str, str] = field(default_factory=dict)  # from program.* beside the file
     steps: list[Step] = field(default_factory=list)
     directory: Path | None = None  # where it was loaded from
+    programs_directory: Path | None = None  # where its programs are kept (--programs), if apart
     variables: dict[str, Any] | None = None  # RUN's variables (spec §7.9), if any
     last_expression: bool = False
+    #: "every guest", or the languages whose own case it is (a language
+    #: without a program for it is not checked by it)
+    applies: str = EVERY_GUEST
+
+    @property
+    def for_every_guest(self) -> bool:
+        return self.applies == EVERY_GUEST
 
 
 # -- diagnostic notation --------------------------------------------------------
@@ -125,6 +135,8 @@ def format_transcript(t: Transcript) -> str:
            f"# scenario: {t.scenario}", f"# title: {t.title}",
            f"# requirements: {', '.join(t.requirements)}", f"# modes: {' '.join(t.modes)}",
            f"# level: {t.level}"]
+    if not t.for_every_guest:
+        out.append(f"# applies: {t.applies}")
     if t.bindings:
         out.append(f"# bindings: {', '.join(t.bindings)}")
     if t.limits:
@@ -178,13 +190,22 @@ def load_transcript(directory: Path, languages: dict[str, str] | None = None) ->
     ``languages``: extension -> language, for languages the table lacks."""
     t = parse_transcript((directory / "transcript.txt").read_text(encoding="utf-8"))
     t.directory = directory
+    t.programs = read_programs(directory, languages)
+    return t
+
+
+def read_programs(directory: Path, languages: dict[str, str] | None = None) -> dict[str, str]:
+    """The ``program.*`` files in ``directory``, by language (``languages``:
+    extension -> language, for languages the table lacks). TypeScript runs
+    the JavaScript program where there is no TypeScript one."""
     by_extension = {v: k for k, v in EXTENSIONS.items()} | (languages or {})
+    programs = {}
     for path in sorted(directory.glob("program.*")):
         extension = path.suffix[1:]
-        t.programs[by_extension.get(extension, extension)] = path.read_text(encoding="utf-8")
-    if "javascript" in t.programs and "typescript" not in t.programs:
-        t.programs["typescript"] = t.programs["javascript"]
-    return t
+        programs[by_extension.get(extension, extension)] = path.read_text(encoding="utf-8")
+    if "javascript" in programs and "typescript" not in programs:
+        programs["typescript"] = programs["javascript"]
+    return programs
 
 
 def parse_transcript(text: str) -> Transcript:
@@ -225,6 +246,8 @@ def _header(t: Transcript, key: str, value: str) -> None:
         t.last_expression = value == "true"
     elif key == "timeout":
         t.timeout = float(value)
+    elif key == "applies":
+        t.applies = value
 
 
 def _frame_line(t: Transcript, line: str) -> None:
@@ -306,6 +329,9 @@ def match(pattern: Any, actual: Any, bindings: dict[str, Any], path: str = "$",
         if not math.isnan(actual):
             raise Mismatch(f"{path}: expected NaN, got {actual!r}")
         return
+    if isinstance(pattern, float) and isinstance(actual, float) and \
+            math.copysign(1, pattern) != math.copysign(1, actual):
+        raise Mismatch(f"{path}: expected {pattern!r}, got {actual!r}")  # -0.0 is not 0.0
     if type(pattern) is not type(actual) or pattern != actual:
         raise Mismatch(f"{path}: expected {_show(pattern)}, got {_show(actual)}")
 

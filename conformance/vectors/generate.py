@@ -254,6 +254,19 @@ def build() -> None:
                     f"a CALL whose {depth + 1}th container is an empty {name}", "CALL",
                     enc(call_with(_nest(depth - 2, empty))))
 
+    # -- the item bound (R-CBOR-11): value_items(4096) + 64 = 1088 items -----
+    # A RESULT's map, its two keys, its id and the value's array: 5 items.
+    small = {"value_bytes": 4096}
+    ok("items-at-limit", ["R-CBOR-11"], "a RESULT of exactly value_items + 64 = 1088 data "
+       "items, for value_bytes 4096 (value_items 1024): read", "RESULT",
+       {"id": 1, "value": [0] * 1083}, **small)
+    bad("items-past-limit", ["R-CBOR-11", "R-VAL-1"], "a RESULT of 1089 data items, for "
+        "value_bytes 4096: rejected, although its 1,100 bytes are well within the value's",
+        frame("RESULT", enc({"id": 1, "value": [0] * 1084})), "MALFORMED_PAYLOAD", **small)
+    bad("items-past-limit-empty-arrays", ["R-CBOR-11"], "a RESULT of 1089 data items that "
+        "are empty arrays: each counts one", frame("RESULT", enc({"id": 1, "value": [[]] * 1084})),
+        "MALFORMED_PAYLOAD", **small)
+
     # -- message schemas -----------------------------------------------------
     def schema(vid: str, reqs: list[str], what: str, frame_type: str, item: Any) -> None:
         bad_payload(vid, ["R-CBOR-10", *(r for r in reqs if r != "R-CBOR-10")], what, frame_type,
@@ -354,8 +367,9 @@ def render_appendix() -> str:
         "and the outcome the spec requires: for a frame that decodes, its content in",
         "diagnostic notation with every map in the order sent (R-CBOR-2), which a",
         "receiver's decoded message must equal. The receiver's frame ceiling is 16 MiB",
-        "(the default) unless the vector says otherwise; long hex is shortened here",
-        "and given whole in `conformance/vectors/frames.json`.",
+        "and its `value_bytes` 8 MiB (the defaults) unless the vector says otherwise",
+        "(`max_frame_bytes`, `value_bytes`); long hex is shortened here and given whole",
+        "in `conformance/vectors/frames.json`.",
         "",
     ]
     for v in vectors:
@@ -372,6 +386,9 @@ def render_appendix() -> str:
         out += [f"## {v['id']}", "", f"{v['description']}. Checks {', '.join(v['requirements'])}."]
         if "max_frame_bytes" in v:
             out.append(f"Receiver's frame ceiling: {v['max_frame_bytes']}.")
+        if "value_bytes" in v:
+            out.append(f"Receiver's `value_bytes`: {v['value_bytes']} (so `value_items` is "
+                       f"{max(1024, v['value_bytes'] // 16)}).")
         out += ["", "```", hexs, "```"]
         shown = expect.get("decoded") or v.get("diagnostic")
         if shown:

@@ -15,7 +15,13 @@ import pytest
 from tether.codec import TRANSITIONS, FrameType, Role, State
 from tether.conformance import cli, coverage
 from tether.conformance.record import TRANSCRIPTS, record_all
-from tether.conformance.runner import check_guest, check_host, command_guest, our_guest
+from tether.conformance.runner import (
+    NOT_APPLICABLE,
+    check_guest,
+    check_host,
+    command_guest,
+    our_guest,
+)
 from tether.conformance.transcript import Mismatch, Transcript, match, parse_transcript
 from tether.host.guests import GuestCommand, Interpreters, guest_command
 from tether.host.limits import Limits
@@ -37,13 +43,13 @@ UNREACHABLE = {
 @pytest.mark.parametrize("transcript", TRANSCRIPT_LIST, ids=IDS)
 def test_our_guests_pass(transcript: Transcript, language: str) -> None:
     case = asyncio.run(check_guest(transcript, language, our_guest(language), strict=True))
-    assert case.verdict in ("pass", "skip"), case.detail
+    assert case.verdict in ("pass", "skip", NOT_APPLICABLE), case.detail
 
 
 @pytest.mark.parametrize("transcript", TRANSCRIPT_LIST, ids=IDS)
 def test_our_host_passes(transcript: Transcript) -> None:
     case = asyncio.run(check_host(transcript, "python", strict=True))
-    assert case.verdict in ("pass", "skip"), case.detail
+    assert case.verdict in ("pass", "skip", NOT_APPLICABLE), case.detail
 
 
 def test_transcripts_are_current() -> None:
@@ -79,7 +85,7 @@ def test_known_failures_that_pass_fail_the_run(tmp_path: Path,
     assert cli.main(args) == 1
     out = capsys.readouterr().out
     assert "FIXED guest/python/hello" in out
-    assert out.strip().endswith("1 passed, 0 failed, 0 skipped")
+    assert "1 passed, 0 failed, 0 skipped" in out.strip().splitlines()[-1]
     assert 'name="hello"' in (tmp_path / "j.xml").read_text()
 
 
@@ -115,13 +121,80 @@ def test_an_unknown_scenario_is_named() -> None:
         cli.load_all(TRANSCRIPTS, ["hello", "no-such-thing"])
 
 
-def test_a_skip_names_the_program_file_it_looked_for() -> None:
+def test_a_missing_program_fails_naming_the_file_to_write() -> None:
+    """Every guest runs a scenario that applies to every guest: without a
+    program in its language it fails, it is not skipped."""
     [hello] = [t for t in TRANSCRIPT_LIST if t.scenario == "hello"]
     case = asyncio.run(check_guest(hello, "ruby", command_guest(["true"])))
-    assert case.verdict == "skip"
+    assert case.verdict == "fail"
     assert str(TRANSCRIPTS / "hello" / "program.rb") in case.detail
     case = asyncio.run(check_guest(hello, "zig", command_guest(["true"]), extension="zig"))
     assert str(TRANSCRIPTS / "hello" / "program.zig") in case.detail
+
+
+def test_another_languages_case_and_a_host_scenario_are_not_the_guests() -> None:
+    """A language's own case (``# applies:``) is not run for a language
+    without a program for it, nor is a host-mode scenario in guest mode;
+    neither is listed."""
+    by_name = {t.scenario: t for t in TRANSCRIPT_LIST}
+    assert not by_name["integral-float"].for_every_guest
+    for name in ("integral-float", "guest-garbage"):
+        case = asyncio.run(check_guest(by_name[name], "ruby", command_guest(["true"])))
+        assert case.verdict == NOT_APPLICABLE, case.detail
+
+
+def test_the_language_cases_are_those_of_one_language_only() -> None:
+    """Scenarios that only one of our languages can run say whose case they
+    are; every other program scenario has a program for both (R-LANG-*)."""
+    for t in TRANSCRIPT_LIST:
+        if t.programs and t.for_every_guest:
+            assert {"python", "javascript"} <= set(t.programs), t.scenario
+
+
+def _cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = cli.main(_conformance_args(*argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_a_guest_with_no_programs_fails_clearly(capsys: pytest.CaptureFixture[str]) -> None:
+    """Not "0 failed": a language without one program has written none."""
+    code, out, err = _cli(["guest", "--language", "cobol", "--", "true"], capsys)
+    assert code == 2
+    assert "no cobol programs" in err and "--programs DIR" in err
+    assert "passed" not in out
+
+
+def test_host_mode_scenarios_are_not_listed_in_guest_mode(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _cli(["guest", "--scenario", "hello", "--scenario", "guest-garbage"], capsys)
+    assert code == 0
+    assert "guest-garbage" not in out
+    assert out.strip().endswith("1 passed, 0 failed, 0 skipped (SHOULD-level expectations "
+                                "not checked: --strict)")
+
+
+def test_programs_kept_elsewhere_are_run(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """--programs DIR: a port keeps its programs in its own repository."""
+    (tmp_path / "hello").mkdir()
+    (tmp_path / "hello" / "program.py").write_text("print('hello')\nreturn 41\n")
+    code, out, _ = _cli(["guest", "--scenario", "hello", "--programs", str(tmp_path)], capsys)
+    assert code == 1
+    assert "expected 42, got 41" in out
+
+
+def test_environment_reaches_the_guest(capsys: pytest.CaptureFixture[str]) -> None:
+    """--env NAME=VALUE, or NAME for its value here: a porter's library path."""
+    guest = ["/bin/sh", "-c", f'test "$TETHER_TEST_LIB" = /opt/lib || exit 3; '
+             f'exec {sys.executable} -m tether.guest']
+    code, out, _ = _cli(["guest", "--scenario", "hello", "--", *guest], capsys)
+    assert code == 1
+    code, out, _ = _cli(["guest", "--scenario", "hello", "--env", "TETHER_TEST_LIB=/opt/lib",
+                         "--", *guest], capsys)
+    assert code == 0, out
+    with pytest.raises(SystemExit, match="TETHER_TEST_UNSET: not set here"):
+        cli.guest_environment(["TETHER_TEST_UNSET"])
 
 
 def test_a_language_declares_its_program_extension(tmp_path: Path) -> None:
@@ -219,7 +292,7 @@ def test_our_guests_pass_over_stdio(transcript: Transcript, language: str) -> No
     """Spec §3.1: the same transcripts over stdin/stdout (R-STDIO-1, R-STDIO-4)."""
     case = asyncio.run(check_guest(transcript, language, our_guest(language), strict=True,
                                    transport="stdio"))
-    assert case.verdict in ("pass", "skip"), case.detail
+    assert case.verdict in ("pass", "skip", NOT_APPLICABLE), case.detail
 
 
 @pytest.mark.parametrize("language", ["python", "javascript"])
@@ -230,7 +303,7 @@ def test_the_standalone_guests_pass_over_stdio(transcript: Transcript, language:
     argv = [sys.executable, "-m", "tether.guest", "--stdio", "--language", language]
     case = asyncio.run(check_guest(transcript, language, command_guest(argv), strict=True,
                                    transport="stdio"))
-    assert case.verdict in ("pass", "skip"), case.detail
+    assert case.verdict in ("pass", "skip", NOT_APPLICABLE), case.detail
 
 
 def _python_guest_behind(preamble: str) -> Any:

@@ -16,6 +16,8 @@ import pytest
 from tether.codec import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_FRAME_BYTES,
+    DEFAULT_VALUE_BYTES,
+    ENVELOPE_ITEMS,
     NEED_DATA,
     ErrorCode,
     FrameDecoder,
@@ -25,6 +27,7 @@ from tether.codec import (
     encode_frame,
     encode_payload,
     envelope_depth,
+    value_items,
 )
 from tether.codec.messages import MESSAGE_TYPES
 from tether.codec.state import render_tables
@@ -45,9 +48,11 @@ def _between(text: str, name: str) -> str:
     return match.group(1)
 
 
-def _decode(data: bytes, max_frame_bytes: int) -> list[tuple[Any, Any]]:
-    """Feed a vector to a receiver: frame rules, strict CBOR, then schema.
-    Returns (message, decoded envelope) pairs."""
+def _decode(data: bytes, max_frame_bytes: int,
+            value_bytes: int = DEFAULT_VALUE_BYTES) -> list[tuple[Any, Any]]:
+    """Feed a vector to a receiver: frame rules, strict CBOR (the item bound
+    of R-CBOR-11 for ``value_bytes`` included), then schema. Returns
+    (message, decoded envelope) pairs."""
     decoder = FrameDecoder(max_frame_bytes)
     decoder.feed(data)
     out: list[Any] = []
@@ -55,7 +60,8 @@ def _decode(data: bytes, max_frame_bytes: int) -> list[tuple[Any, Any]]:
         if frame.type >= 0x80:
             continue
         envelope = decode_payload(frame.payload,
-                                  DEFAULT_MAX_DEPTH + envelope_depth(FrameType(frame.type)))
+                                  DEFAULT_MAX_DEPTH + envelope_depth(FrameType(frame.type)),
+                                  value_items(value_bytes) + ENVELOPE_ITEMS)
         out.append((MESSAGE_TYPES[FrameType(frame.type)](envelope), envelope))
     decoder.check_eof()
     return out
@@ -65,13 +71,14 @@ def _decode(data: bytes, max_frame_bytes: int) -> list[tuple[Any, Any]]:
 def test_vector(vector: dict[str, Any]) -> None:
     data = bytes.fromhex(vector["hex"])
     ceiling = vector.get("max_frame_bytes", DEFAULT_MAX_FRAME_BYTES)
+    value_bytes = vector.get("value_bytes", DEFAULT_VALUE_BYTES)
     expect = vector["expect"]
     if "error" in expect:
         with pytest.raises(RemoteProtocolError) as info:
-            _decode(data, ceiling)
+            _decode(data, ceiling, value_bytes)
         assert info.value.code is ErrorCode[expect["error"]]
         return
-    messages = _decode(data, ceiling)
+    messages = _decode(data, ceiling, value_bytes)
     if expect.get("discard"):
         assert messages == []
         return

@@ -1,1 +1,1 @@
-return await add(1, 2, undefined, undefined)
+return await scale(2, undefined)

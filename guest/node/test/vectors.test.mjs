@@ -38,7 +38,8 @@ function feed(vector) {
   const out = [];
   for (let frame = decoder.next(); frame !== null; frame = decoder.next()) {
     if (frame.type >= 0x80) continue;
-    out.push({ frame, message: decodeMessage(frame) });
+    // value_bytes, where the vector sets it, bounds the items (R-CBOR-11)
+    out.push({ frame, message: decodeMessage(frame, undefined, vector.value_bytes) });
   }
   decoder.checkEof();
   return out;

@@ -1,0 +1,1 @@
+return await scale(2)

@@ -1,1 +1,0 @@
-return await add(1, 2)

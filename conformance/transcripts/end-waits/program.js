@@ -1,0 +1,5 @@
+async function main() {
+  const total = await add(1, 2)
+  console.log('sum', total)
+}
+main()

@@ -1,0 +1,5 @@
+try {
+  await opaque()
+} catch (e) {
+  return [e.code, e.binding]
+}

@@ -1,0 +1,4 @@
+try:
+    await opaque()
+except BindingError as e:
+    return [e.code, e.binding]

@@ -1,0 +1,1 @@
+return new Array(2000).fill(0)

@@ -1,0 +1,5 @@
+try {
+  await hang()
+} catch (e) {
+  await hang()
+}

@@ -1,0 +1,5 @@
+import asyncio
+try:
+    await hang()
+except asyncio.CancelledError:
+    await hang()

@@ -1,0 +1,2 @@
+await hang()
+await hang()
