@@ -61,6 +61,7 @@ from .program import (
     shown,
     top_level_names,
 )
+from .raw_output import RawOutput
 
 LANGUAGES: Final = ("python",)
 #: a1 65 "value": the bytes DONE's envelope adds around the value.
@@ -169,12 +170,14 @@ def _run_to_end(guest: Any, code: Any, namespace: dict[str, Any], *, as_script: 
             script.exit_handlers()
 
 
-def run_program(channel: Channel, run: Run, loop: Any = None, *, last: bool = True) -> None:
+def run_program(channel: Channel, run: Run, loop: Any = None, *, last: bool = True,
+                raw: RawOutput | None = None) -> None:
     """Run the program and send its DONE (R-DONE-1). ``last``: the process
     runs nothing after it, so the program runs as a script and ends as the
     interpreter ends one (guest/python/script.py): its threads are waited for
-    and its ``atexit`` handlers run, which no later program could undo."""
-    output = OutputBuffer(channel, run.limits)
+    and its ``atexit`` handlers run, which no later program could undo.
+    ``raw``: fds 1 and 2, captured into the program's output (R-OUTPUT-5)."""
+    output = OutputBuffer(channel, run.limits, raw)
     sys.stdout = ProgramStream(output, Stream.STDOUT, interrupt.check)
     sys.stderr = ProgramStream(output, Stream.STDERR, interrupt.check)
     # What a program restores its output to (sys.stdout = sys.__stdout__).
@@ -440,6 +443,7 @@ def main(cwd: str | None, warm: bool = False, stdio: bool = False) -> None:
         os.chdir(cwd)
     channel = Channel.stdio() if stdio else Channel()
     real_stdout, real_stderr = sys.stdout, sys.stderr
+    raw = None
     try:
         channel.send(Hello(
             implementation=f"tether-python/{__version__} {sys.implementation.name}/"
@@ -451,7 +455,10 @@ def main(cwd: str | None, warm: bool = False, stdio: bool = False) -> None:
             from .aio import new_loop
 
             loop = new_loop()
-        script.prepare()  # it runs as a script would (R-RUN-9)
+        # What the program's process writes to fds 1 and 2 is its output too
+        # (R-OUTPUT-5), and it runs as a script would (R-RUN-9).
+        raw = RawOutput.capture()
+        script.prepare()
         run = channel.receive_blocking()
         if run is CONNECTION_CLOSED:
             os._exit(0)
@@ -466,12 +473,14 @@ def main(cwd: str | None, warm: bool = False, stdio: bool = False) -> None:
         if stdio:
             limit_self(run.limits)
             interrupt.watch_for_end(channel.read_fd)
-        run_program(channel, run, loop)
+        run_program(channel, run, loop, raw=raw)
     except ProtocolError as exc:
         channel.fail(exc)
     except OSError:
         os._exit(1)  # the host went away
     finally:
+        if raw is not None:
+            raw.release()
         for stream in (real_stdout, real_stderr):
             with contextlib.suppress(OSError, ValueError):
                 stream.flush()
