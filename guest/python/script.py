@@ -140,15 +140,17 @@ def exit_handlers() -> None:
         atexit._run_exitfuncs()
 
 
-def finalize(namespace: dict[str, Any]) -> None:
+def finalize(namespace: dict[str, Any], *, failed: bool = False) -> None:
     """The program's module as the interpreter leaves it at its exit: its
     dictionary emptied, what it held let go in the order it was defined,
-    then, where the program defined a finalizer (``__del__``), what is left
-    collected (a cycle of its objects). What that finalizes warns as at the
-    exit, where no frame runs: from ``sys:1``."""
+    then, where the program defined a finalizer (``__del__``) or ``failed``
+    (its traceback's frames hold what they held), what is left collected.
+    What that finalizes warns as at the exit, where no frame runs: from
+    ``sys:1``. (A run that needs neither is spared the collection.)"""
     held = list(namespace.values())
     namespace.clear()
-    collect = any(isinstance(value, type) and hasattr(value, "__del__") for value in held)
+    collect = failed or any(isinstance(value, type) and hasattr(value, "__del__")
+                            for value in held)
     show = warnings.showwarning
 
     def at_the_exit(message: Any, category: Any, filename: str, lineno: int,  # noqa: PLR0917 - showwarning's

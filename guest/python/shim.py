@@ -187,7 +187,7 @@ def run_program(channel: Channel, run: Run, loop: Any = None, *, last: bool = Tr
     def send(done: Done, payload: Payload | None = None) -> None:
         # What the program's module held is finalized, as at the exit (in a
         # rehearsal too: what it writes is then written ahead of the run).
-        script.finalize(namespace)
+        script.finalize(namespace, failed=failed is not None)
         output.flush()
         channel.send(done, payload)
 
