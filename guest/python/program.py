@@ -322,8 +322,9 @@ def describe(exc: BaseException) -> ProgramError:
 
 
 #: Exceptions the interpreter prints differently from the traceback module
-#: (on 3.11: the hint "Did you mean: 'values'?", a SyntaxError's caret line).
-_HINTED: Final = (SyntaxError, NameError, AttributeError)
+#: (on 3.11: the hint "Did you mean: 'values'?", a SyntaxError's caret line),
+#: or with a hint the message must carry (3.12: an ImportError's).
+_HINTED: Final = (SyntaxError, NameError, AttributeError, ImportError)
 
 
 def _printed_alone(exc: BaseException) -> str | None:

@@ -323,3 +323,13 @@ def test_a_function_mode_program_names_what_it_defines_as_a_module_does() -> Non
     result = run(source)
     assert result.status is Status.OK, result.error
     assert result.value == ["<lambda>", "<genexpr>", "h", "h.<locals>.<lambda>"]
+
+
+def test_an_import_error_reads_as_the_interpreter_prints_it() -> None:
+    """R-DONE-2: from 3.12 on the interpreter hints at a name's spelling in
+    ``from module import name`` too; the message carries what it prints."""
+    source = "from collections import OrderedDic\n"
+    result = run(source)
+    last = plain(source).stderr.rstrip("\n").splitlines()[-1]
+    assert result.error is not None and result.error.type == "ImportError"
+    assert last == f"ImportError: {result.error.message}"
