@@ -55,6 +55,8 @@ def prepare() -> None:
     find it (the guest's own imports from now on are of modules it has
     loaded, or of their packages' other modules)."""
     sys.argv = [FILENAME]
+    _state.bottom = None  # its pages written now, not at the run
+    _state.handlers = atexit._ncallbacks()
     for name in _OWN:
         # Its packages cannot be imported, and nothing of the guest is freed:
         # a forked guest's pages stay the template's.
@@ -66,7 +68,6 @@ def begin(namespace: dict[str, Any], code: CodeType) -> None:
     namespace["__file__"] = FILENAME
     namespace["__cached__"] = None
     _state.bottom = code
-    _state.handlers = atexit._ncallbacks()
 
 
 def enter(frame: FrameType, *, from_c: int = 0) -> None:
