@@ -374,11 +374,16 @@ SCENARIOS: tuple[Scenario, ...] = (
              limits={**LIMITS, "output_bytes": 100_000},
              programs={"python": "print('x' * 70000)",
                        "javascript": "console.log('x'.repeat(70000))"}),
+    # A guest that captures fd 1 (R-OUTPUT-5) sends such bytes as OUTPUT
+    # instead: its programs are raw-output's.
     Scenario("raw-stdout", "Bytes written to fd 1 below print never reach the frames",
              ("R-TRANS-2", "R-STDIO-1"),
-             programs={"python": "import os\nos.write(1, b'raw\\n')\nprint('framed')\nreturn 1",
-                       "javascript": "require('fs').writeSync(1, 'raw\\n')\n"
+             programs={"javascript": "require('fs').writeSync(1, 'raw\\n')\n"
                                      "console.log('framed')\nreturn 1"}),
+    Scenario("raw-output", "Bytes written to fd 1 below print are output, before the text "
+             "printed after them", ("R-OUTPUT-5", "R-TRANS-2"), level="SHOULD",
+             programs={"python": "import os\nprint('printed')\nos.write(1, b'raw\\n')\n"
+                                 "print('framed')\nreturn 1"}),
     Scenario("binding-shadows-guest-name", "A binding named like one of the guest's own names "
              "hides it", ("R-RUN-6",), bindings=("BindingError",),
              programs={"python": "return await BindingError('mine')",

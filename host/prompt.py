@@ -12,7 +12,9 @@ from .limits import Limits
 
 _PYTHON = """\
 Write a Python program: the body of an async function. Top-level `await` works;
-`return <value>` ends the program with that value; what it prints is the log.
+so does a script ending in `asyncio.run(main())` (not both: with top-level `await`,
+write `await main()`). `return <value>` ends the program with that value; what it
+prints, and what its subprocesses write, is the log.
 The functions declared below are already defined: call them with `await`, do not
 import them. A failed call raises `BindingError` (`.type`, `.message`).
 Values passed to and from them are None, bool, int, float, str, bytes, list and

@@ -1,14 +1,22 @@
-"""The asyncio driver: runs a program that imports asyncio on an event loop
-whose only I/O is fd 3, so its binding calls can run concurrently
+"""The asyncio driver: binding calls of a program that imports asyncio, on
+event loops whose only I/O is fd 3, so they can run concurrently
 (``asyncio.gather``). Imported only for such programs, or ahead of time by a
 warm guest: ``import asyncio`` is a large share of a cold start
 (figures: bench/README.md).
+
+A program that awaits at its top level runs on the guest's own loop. One
+that does not runs as a script does, and starts its loops itself
+(``asyncio.run(main())``, ``loop.run_until_complete``): its calls are then
+read on whichever loop of the main thread awaits them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
+import threading
+from collections import deque
 from typing import Any
 
 from tether.codec import (
@@ -22,14 +30,22 @@ from tether.codec import (
     RunLimits,
 )
 
-from . import interrupt
+from . import interrupt, script
 from .channel import Channel, OutputBuffer
-from .drivers import BindingError, wire_arguments
+from .drivers import BindingError, run_plain, wire_arguments
 from .program import ProgramReturn
 
 #: How long the tasks a program left get to end once cancelled, and its async
 #: generators to close, before DONE goes out without them.
 CLEANUP_SECONDS = 1.0
+
+
+#: What asyncio raises where a loop is started from a running one.
+_ANOTHER_LOOP = frozenset({
+    "asyncio.run() cannot be called from a running event loop",
+    "Runner.run() cannot be called from a running event loop",
+    "Cannot run the event loop while another loop is running",
+    "This event loop is already running"})
 
 
 def new_loop() -> asyncio.AbstractEventLoop:
@@ -39,7 +55,9 @@ def new_loop() -> asyncio.AbstractEventLoop:
 
 
 class AsyncGuest:
-    """One run on an event loop: the program and its concurrent binding calls."""
+    """One run's binding calls, on the loops of the program's main thread,
+    and the program itself on the guest's loop when it awaits at its top
+    level."""
 
     def __init__(self, channel: Channel, limits: RunLimits, output: OutputBuffer,
                  loop: asyncio.AbstractEventLoop | None = None) -> None:
@@ -49,11 +67,17 @@ class AsyncGuest:
         self.output = output
         self._next_id = 0
         self._pending: dict[int, asyncio.Future[Any]] = {}
-        self._slots: asyncio.Semaphore | None = None
+        # R-CALL-3: calls holding a slot, and those queued for one, in order.
+        # Not an asyncio.Semaphore: that belongs to one loop, and a program
+        # may run several one after another (asyncio.run twice).
+        self._in_flight = 0
+        self._queued: deque[asyncio.Future[None]] = deque()
         # Calls the program stopped waiting for, still in flight on the host:
         # each keeps its slot until its RESULT comes (R-CALL-3).
         self._abandoned: set[int] = set()
-        self._main: asyncio.Task[Any] | None = None
+        self._main: asyncio.Task[Any] | None = None  # the program, on the guest's loop
+        self._reading: asyncio.AbstractEventLoop | None = None  # the loop that reads fd 3
+        self._thread = threading.get_ident()  # whose loops may read fd 3
 
     # -- binding calls -----------------------------------------------------
 
@@ -67,17 +91,18 @@ class AsyncGuest:
     async def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if interrupt.ended():
             raise asyncio.CancelledError  # no CALL after the end of the stream (R-TRANS-4)
-        assert self._main is not None and self._slots is not None
-        if asyncio.get_running_loop() is not self._main.get_loop():
-            # Only the program's loop reads fd 3: awaited anywhere else, the
-            # call would wait for a RESULT no one hands over.
-            raise RuntimeError(f"{name}() was awaited outside the program's event loop "
-                               f"(in another thread's); bindings run on the program's loop")
+        loop = asyncio.get_running_loop()
+        if threading.get_ident() != self._thread:
+            # fd 3 is read on the main thread: awaited on another thread's
+            # loop, the call would wait for a RESULT no one hands over.
+            raise RuntimeError(f"{name}() was awaited on an event loop of another thread; "
+                               f"bindings run on the event loops of the program's main thread")
+        self._read_on(loop)
         wire_args, wire_kwargs = wire_arguments(name, args, kwargs, self.limits)
-        await self._slots.acquire()  # R-CALL-3: queue beyond max_calls_in_flight
+        await self._acquire(loop)  # R-CALL-3: queue beyond max_calls_in_flight
         self._next_id += 1
         call_id = self._next_id
-        future = asyncio.get_running_loop().create_future()
+        future = loop.create_future()
         self._pending[call_id] = future
         in_flight = False
         try:
@@ -91,15 +116,55 @@ class AsyncGuest:
             if in_flight:  # the program stopped waiting: its RESULT frees the slot
                 self._abandoned.add(call_id)
             else:
-                self._slots.release()
+                self._release()
         if result.error is not None:
             error = result.error
             raise BindingError(name, error.type, error.message, int(error.code))
         return result.value
 
-    # -- the loop ----------------------------------------------------------
+    async def _acquire(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self._in_flight < self.limits.max_calls_in_flight and not self._queued:
+            self._in_flight += 1
+            return
+        waiter = loop.create_future()
+        self._queued.append(waiter)
+        try:
+            await waiter  # _release hands its slot over
+        except BaseException:
+            if waiter.done() and not waiter.cancelled():
+                self._release()  # handed a slot as it was cancelled: pass it on
+            else:
+                with contextlib.suppress(ValueError):
+                    self._queued.remove(waiter)
+            raise
+
+    def _release(self) -> None:
+        while self._queued:
+            waiter = self._queued.popleft()
+            if not waiter.done() and not waiter.get_loop().is_closed():
+                waiter.set_result(None)
+                return
+        self._in_flight -= 1
+
+    # -- the loops ---------------------------------------------------------
+
+    def _read_on(self, loop: asyncio.AbstractEventLoop) -> None:
+        """fd 3 is read by ``loop`` from now on (the loop that awaits a call)."""
+        if loop is self._reading:
+            return
+        if self._reading is not None and not self._reading.is_closed():
+            self._reading.remove_reader(self.channel.read_fd)
+        loop.add_reader(self.channel.read_fd, self.on_readable)
+        self._reading = loop
 
     def on_readable(self) -> None:
+        interrupt.read_begins()
+        try:
+            self._read()
+        finally:
+            interrupt.read_ends()
+
+    def _read(self) -> None:
         conn = self.channel.conn
         try:
             self.channel.receive()
@@ -112,8 +177,7 @@ class AsyncGuest:
                 if isinstance(event, Result):
                     if event.id in self._abandoned:
                         self._abandoned.discard(event.id)
-                        assert self._slots is not None
-                        self._slots.release()
+                        self._release()
                     future = self._pending.get(event.id)
                     if future is not None and not future.done():
                         future.set_result(event)
@@ -122,6 +186,7 @@ class AsyncGuest:
                     self._stop()  # R-TRANS-4, R-CANCEL-1
                     if event is CONNECTION_CLOSED:
                         asyncio.get_running_loop().remove_reader(self.channel.read_fd)
+                        self._reading = None
                         return
                 else:
                     self.channel.fail(
@@ -131,10 +196,19 @@ class AsyncGuest:
             self.channel.fail(exc)
 
     def _stop(self) -> None:
+        """R-CANCEL-2: on the guest's loop the program's task is cancelled;
+        on the program's own, each call it waits on."""
         if self._main is not None:
             self._main.cancel()
+            return
+        for future in [*self._pending.values(), *self._queued]:
+            future.cancel()
 
-    def main(self, code: Any, namespace: dict[str, Any]) -> Any:
+    def main(self, code: Any, namespace: dict[str, Any], awaits: bool) -> Any:
+        if not awaits:
+            # As plain CPython: no loop has been made or set for the program.
+            asyncio.set_event_loop_policy(None)
+            return run_plain(code, namespace)
         loop = self._loop or new_loop()
         try:
             return loop.run_until_complete(self._main_task(code, namespace))
@@ -149,23 +223,27 @@ class AsyncGuest:
 
     async def _main_task(self, code: Any, namespace: dict[str, Any]) -> Any:
         loop = asyncio.get_running_loop()
-        self._slots = asyncio.Semaphore(self.limits.max_calls_in_flight)
         self._main = asyncio.current_task()
-        loop.add_reader(self.channel.read_fd, self.on_readable)
+        self._read_on(loop)
+        script.enter(sys._getframe(), from_c=1)  # this task's frame is called from C
         try:
             try:
-                # A module's coroutine (top-level await) or none; a function's
-                # coroutine gives the program's value.
-                awaitable = eval(code, namespace)
-                if awaitable is not None:
-                    return await awaitable
+                # A module's coroutine gives None, a function's the program's value.
+                return await eval(code, namespace)
             except ProgramReturn as ret:
                 return ret.value
+            except RuntimeError as exc:
+                if str(exc) in _ANOTHER_LOOP:  # R-RUN-8: what to write instead
+                    exc.add_note("This program awaits at its top level, so it runs on an "
+                                 "event loop already: write `await main()` instead of "
+                                 "`asyncio.run(main())`.")
+                raise
             finally:
                 await _end_the_rest()
         finally:
-            loop.remove_reader(self.channel.read_fd)
-        return None
+            if self._reading is loop:
+                loop.remove_reader(self.channel.read_fd)
+                self._reading = None
 
 
 async def _end_the_rest() -> None:

@@ -29,6 +29,8 @@ from tether.codec import (
     payload_size,
 )
 
+from .raw_output import RawOutput
+
 CHANNEL_FD: Final = 3
 #: Output is sent in chunks no larger than this (and the frame ceiling).
 OUTPUT_CHUNK: Final = 64 * 1024
@@ -140,10 +142,13 @@ def _own_description(fd: int, flags: int) -> int:
 
 
 class OutputBuffer:
-    """Turns writes to sys.stdout/sys.stderr into OUTPUT frames, in order."""
+    """Turns writes to sys.stdout/sys.stderr into OUTPUT frames, in order;
+    with ``raw``, what was written below them to fds 1 and 2 goes first
+    (R-OUTPUT-5)."""
 
-    def __init__(self, channel: Channel, limits: RunLimits) -> None:
+    def __init__(self, channel: Channel, limits: RunLimits, raw: RawOutput | None = None) -> None:
         self._channel = channel
+        self.raw = raw
         self._stream = Stream.STDOUT
         self._pending: list[str] = []
         self._pending_len = 0
@@ -152,6 +157,7 @@ class OutputBuffer:
         # Bytes the program wrote, decoded as UTF-8; what ends in the middle
         # of a character is held until the next write completes it.
         self._bytes: dict[Stream, codecs.IncrementalDecoder] = {}
+        self._raw_bytes: dict[Stream, codecs.IncrementalDecoder] = {}  # as those, for fds 1 and 2
 
     def write(self, stream: Stream, text: str) -> None:
         with self._lock:
@@ -180,7 +186,7 @@ class OutputBuffer:
         """Send everything written, held bytes too: before a CALL and DONE."""
         with self._lock:
             self._end_bytes()
-            self._flush()
+            self._flush(final=True)
 
     def _end_bytes(self) -> None:
         decoder = self._bytes.get(self._stream)  # only the last stream written holds any
@@ -190,16 +196,31 @@ class OutputBuffer:
                 self._pending.append(text)
                 self._pending_len += len(text)
 
-    def _flush(self) -> None:
+    def _flush(self, *, final: bool = False) -> None:
+        if self.raw is not None:  # written below print before this text was
+            self._send_raw(self.raw, final=final)
         if not self._pending:
             return
         text = "".join(self._pending)
         self._pending.clear()
         self._pending_len = 0
+        self._send(self._stream, text)
+
+    def _send_raw(self, raw: RawOutput, *, final: bool) -> None:
+        for stream, data in raw.take():
+            decoder = self._raw_bytes.get(stream)
+            if decoder is None:
+                decoder = self._raw_bytes[stream] = codecs.getincrementaldecoder("utf-8")("replace")
+            self._send(stream, decoder.decode(data))
+        if final:
+            for stream, decoder in self._raw_bytes.items():
+                self._send(stream, decoder.decode(b"", final=True))
+
+    def _send(self, stream: Stream, text: str) -> None:
         for start in range(0, len(text), self._chunk):
             # All of it, past output_bytes too: the host keeps the end (R-OUTPUT-3).
             chunk = valid_unicode(text[start : start + self._chunk])
-            self._channel.send(Output(self._stream, chunk))
+            self._channel.send(Output(stream, chunk))
 
 
 def valid_unicode(text: str) -> str:
@@ -216,7 +237,8 @@ _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
 class ProgramStream(io.TextIOBase):
-    """What the program sees as sys.stdout / sys.stderr."""
+    """What the program sees as sys.stdout / sys.stderr: its ``fileno()`` is
+    fd 1 or 2 where the guest captures them (R-OUTPUT-5)."""
 
     def __init__(self, output: OutputBuffer, stream: Stream,
                  returning: Callable[[], None] = lambda: None) -> None:
@@ -250,6 +272,9 @@ class ProgramStream(io.TextIOBase):
     def isatty(self) -> bool:
         return False
 
+    def fileno(self) -> int:
+        return _fileno(self._output, self._stream)
+
     def write(self, text: str) -> int:
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
@@ -275,6 +300,9 @@ class ProgramBytes(io.BufferedIOBase):
     def writable(self) -> bool:
         return True
 
+    def fileno(self) -> int:
+        return _fileno(self._output, self._stream)
+
     def write(self, data: Any) -> int:
         if self.closed:
             raise ValueError("write to closed file")
@@ -282,3 +310,9 @@ class ProgramBytes(io.BufferedIOBase):
         self._output.write_bytes(self._stream, view.tobytes())
         self._returning()
         return view.nbytes
+
+
+def _fileno(output: OutputBuffer, stream: Stream) -> int:
+    if output.raw is None:
+        raise io.UnsupportedOperation("fileno")
+    return output.raw.fileno(stream)

@@ -25,7 +25,7 @@ from tether.codec import (
     value_excess,
 )
 
-from . import interrupt
+from . import interrupt, script
 from .channel import Channel, OutputBuffer
 from .interrupt import ProgramCancelled
 from .program import ProgramReturn, describe
@@ -84,6 +84,16 @@ def wire_arguments(name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
     return wire_args, wire_kwargs
 
 
+def run_plain(code: CodeType, namespace: dict[str, Any]) -> Any:
+    """A program that does not await at its top level, run as a script runs:
+    its value is what it returns."""
+    script.enter(sys._getframe())
+    try:
+        return eval(code, namespace)  # None for a module, the value for a function
+    except ProgramReturn as ret:
+        return ret.value
+
+
 class _CallRequest:
     """What a binding awaits without asyncio: the driver makes the call."""
 
@@ -113,7 +123,9 @@ class SyncGuest:
         binding.__name__ = binding.__qualname__ = name
         return binding
 
-    def main(self, code: Any, namespace: dict[str, Any]) -> Any:
+    def main(self, code: Any, namespace: dict[str, Any], awaits: bool) -> Any:
+        if not awaits:
+            return run_plain(code, namespace)
         # The program's async generators, closed as asyncio.run closes them
         # (R-DONE-9): those the garbage collector would finalize (an
         # `async for` left by `break`) and those still alive at the end.
@@ -124,8 +136,7 @@ class SyncGuest:
         sys.set_asyncgen_hooks(firstiter=self._started, finalizer=finalized.append)
         try:
             try:
-                coroutine = eval(code, namespace)  # a coroutine (module or function), or None
-                return None if coroutine is None else self._drive(coroutine)
+                return self._drive(eval(code, namespace))  # a module's or a function's coroutine
             except ProgramReturn as ret:
                 return ret.value
             finally:
@@ -154,6 +165,7 @@ class SyncGuest:
                                  f"{generator!r}\n{describe(exc).traceback}")
 
     def _drive(self, coroutine: Any) -> Any:
+        script.enter(sys._getframe())  # the program's coroutine runs from here
         value: Any = None
         error: BaseException | None = None
         while True:

@@ -63,6 +63,11 @@ class _State:
     at_handover = False
     #: The program's frames where the signal stopped it.
     stack: traceback.StackSummary | None = None
+    #: The guest is reading the host's frames inside the program's (a loop
+    #: the program started): a SIGTERM then waits for what they say.
+    reading = False
+    #: A SIGTERM came meanwhile, with no CANCEL read before it.
+    term_while_reading = False
 
 
 _state = _State()
@@ -124,6 +129,25 @@ def ended() -> bool:
     return _state.ended
 
 
+def read_begins() -> None:
+    """The guest reads fd 3 inside the program's frames (an event loop the
+    program started): the CANCEL that precedes the host's SIGTERM may be
+    read but not yet handled when the signal comes."""
+    _state.reading = True
+
+
+def read_ends() -> None:
+    """The frames read are handled: a SIGTERM that came meanwhile and
+    followed no CANCEL is the program's own (or another process's), of
+    which the guest dies as always."""
+    _state.reading = False
+    if _state.term_while_reading:
+        _state.term_while_reading = False
+        if not _state.cancelled:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+
 def check() -> None:
     """Raise the interruption that came while the guest's code ran inside
     the program's (its ``print``), now that control returns to it, on the
@@ -165,6 +189,9 @@ def _on_terminate(signum: int, frame: FrameType | None) -> None:
     if where is None:
         return  # the guest's own code: it reads the CANCEL, or is ending the run
     if not _state.cancelled and not select.select([_state.channel], [], [], 0)[0]:
+        if _state.reading:  # the CANCEL may be read already: decided once it is handled
+            _state.term_while_reading = True
+            return
         # Not after a CANCEL: the program's own, or another process's.
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
@@ -197,9 +224,34 @@ def _on_io(signum: int, frame: FrameType | None) -> None:
 def _interrupt(where: str, frame: FrameType | None) -> None:
     if where == "program":
         _state.armed = False
-        _state.stack = traceback.extract_stack(frame)
+        _state.stack = _stack_at(frame)
         raise ProgramCancelled
     _state.pending = True
+
+
+def _stack_at(frame: FrameType | None) -> traceback.StackSummary:
+    """The stack at ``frame``; where an event loop of the program's waits
+    there for a task (``asyncio.run(main())`` between two steps), with the
+    coroutines that task is suspended in: the program waits in them."""
+    stack = traceback.extract_stack(frame)
+    base_events = sys.modules.get("asyncio.base_events")
+    if base_events is None:
+        return stack
+    waiting = base_events.BaseEventLoop.run_until_complete.__code__
+    while frame is not None and frame.f_code is not waiting:
+        if frame.f_code.co_filename == FILENAME:
+            return stack  # a step of the program's runs: it is where it is
+        frame = frame.f_back
+    task = frame.f_locals.get("future") if frame is not None else None
+    coroutine = getattr(task, "get_coro", lambda: None)()
+    suspended = []
+    while coroutine is not None:
+        inner = getattr(coroutine, "cr_frame", None) or getattr(coroutine, "gi_frame", None)
+        if inner is None:
+            break
+        suspended.append((inner, inner.f_lineno))
+        coroutine = getattr(coroutine, "cr_await", None) or getattr(coroutine, "gi_yieldfrom", None)
+    return traceback.StackSummary.from_list([*stack, *traceback.StackSummary.extract(suspended)])
 
 
 def _innermost(frame: FrameType | None) -> str | None:

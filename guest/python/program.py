@@ -8,10 +8,15 @@ line numbers are untouched.
 
 A ``return`` inside a ``try`` or ``with`` cannot be an exception: a handler,
 a context manager's exit or a TaskGroup would see it. Such a program is
-compiled as what R-RUN-2 says it is, the body of an asynchronous function,
-whose every top-level name is declared ``global``: it is still the module's,
-and the function's code is evaluated with the module's namespace as its
-locals too, so top-level ``locals()``, ``dir()`` and ``exec()`` see it.
+compiled as what R-RUN-2 says it is, the body of a function (asynchronous
+when it awaits at its top level), whose every top-level name is declared
+``global``: it is still the module's, and the function's code is evaluated
+with the module's namespace as its locals too, so top-level ``locals()``,
+``dir()`` and ``exec()`` see it. What it defines is named as in a module
+(``<lambda>``, not ``<module>.<locals>.<lambda>``).
+
+A program that does not await at its top level runs as a script does; one
+that does is a coroutine (:func:`awaits`), which the drivers run.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import inspect
 import linecache
 import traceback
 import warnings
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from types import CodeType, ModuleType
 from typing import Any, Final
 
@@ -97,9 +102,34 @@ def _import_star(namespace: dict[str, Any], name: str, level: int) -> None:
         namespace[key] = getattr(module, key)
 
 
+#: What makes a function asynchronous where it stands.
+_ASYNC: Final = (ast.Await, ast.AsyncFor, ast.AsyncWith)
+#: Nested scopes: what awaits in them is theirs.
+_NESTED: Final = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _awaits_here(body: list[ast.stmt]) -> bool:
+    """Whether ``body`` awaits in its own scope (not in a def or lambda of it)."""
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _ASYNC) or (isinstance(node, ast.comprehension) and node.is_async):
+            return True
+        if not isinstance(node, _NESTED):
+            stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def awaits(code: CodeType) -> bool:
+    """Whether the compiled program awaits at its top level: evaluating it
+    gives a coroutine, which a driver runs."""
+    return bool(code.co_flags & inspect.CO_COROUTINE)
+
+
 def _compile_function(tree: ast.Module, flags: int) -> CodeType:
-    """The program as an ``async def`` whose top-level names are global; its
-    code, which evaluated in the program's globals gives the coroutine."""
+    """The program as a function (an ``async def`` if it awaits) whose
+    top-level names are global; its code, which evaluated in the program's
+    globals runs it (or gives its coroutine)."""
     body = tree.body
     docstring = ast.get_docstring(tree, clean=False)
     futures = int(docstring is not None)  # `from __future__` may only open a module
@@ -116,7 +146,8 @@ def _compile_function(tree: ast.Module, flags: int) -> CodeType:
                                        value=ast.Dict(keys=[], values=[])))
     inner[:0] = [ast.fix_missing_locations(ast.copy_location(node, inner[0]))
                  for node in module_names]
-    function = ast.AsyncFunctionDef(
+    kind = ast.AsyncFunctionDef if _awaits_here(inner) else ast.FunctionDef
+    function = kind(
         name="<module>", args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[],
                                             kw_defaults=[], defaults=[]),
         body=inner, decorator_list=[], returns=None, type_comment=None)
@@ -132,7 +163,24 @@ def _compile_function(tree: ast.Module, flags: int) -> CodeType:
     if names:
         inner.insert(0, ast.copy_location(ast.Global(names=names), inner[0]))
         code = _function_code(compile(module, FILENAME, "exec", flags=flags, dont_inherit=True))
-    return code
+    return _as_in_a_module(code)
+
+
+#: How the compiler names what a function defines: a module's is named without it.
+_LOCALS: Final = "<module>.<locals>."
+
+
+def _as_in_a_module(code: CodeType) -> CodeType:
+    """``code`` with the code objects it defines (lambdas, generator
+    expressions, comprehensions, and theirs) named as the module would
+    name them."""
+    consts = tuple(_as_in_a_module(const) if isinstance(const, CodeType) else const
+                   for const in code.co_consts)
+    qualname = code.co_qualname.removeprefix(_LOCALS)
+    if qualname == code.co_qualname and all(
+            new is old for new, old in zip(consts, code.co_consts, strict=True)):
+        return code
+    return code.replace(co_consts=consts, co_qualname=qualname)
 
 
 def _function_code(module: CodeType) -> CodeType:
@@ -169,6 +217,8 @@ def compile_program(source: str, last_expression: bool = False,
         # not its yield, would be blamed.
         if exc.msg == "'return' with value in async generator" and _first_yield(tree):
             raise _yield_outside(tree) from None
+        if exc.text is None and exc.lineno:  # compiled from the tree: the line it is on
+            exc.text = linecache.getline(FILENAME, exc.lineno) or None
         raise
     if code.co_flags & (inspect.CO_ASYNC_GENERATOR | inspect.CO_GENERATOR):
         raise _yield_outside(tree)
@@ -196,8 +246,10 @@ def _yield_outside(tree: ast.Module) -> SyntaxError:
 
 def program_globals(own: dict[str, Any], bindings: dict[str, Any],
                     variables: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The program's globals: the guest's ``own`` names (``help``...), over
-    them RUN's variables (R-VARS-2), over both the bindings (R-RUN-6)."""
+    """The program's globals: RUN's variables (R-VARS-2), over them the
+    bindings (R-RUN-6). The guest's ``own`` names (``help``...) are built-ins,
+    which both hide, as does what the program defines; its globals are a
+    script's, and so is what ``dir()`` lists."""
     import builtins
     import sys
 
@@ -207,11 +259,12 @@ def program_globals(own: dict[str, Any], bindings: dict[str, Any],
     sys.modules["__main__"] = main
     namespace: dict[str, Any] = main.__dict__
     namespace["__builtins__"] = builtins
-    namespace.update(own)
+    namespace["__annotations__"] = {}  # as the interpreter gives __main__
     namespace.update(variables or {})
     namespace.update(bindings)
-    namespace[_RETURN] = ProgramReturn
-    namespace[_IMPORT_STAR] = functools.partial(_import_star, namespace)
+    for name, value in {**own, _RETURN: ProgramReturn,
+                        _IMPORT_STAR: functools.partial(_import_star, namespace)}.items():
+        setattr(builtins, name, value)
     return namespace
 
 
@@ -233,19 +286,31 @@ def shown(exc: BaseException) -> str:
 
 
 def describe(exc: BaseException) -> ProgramError:
-    """A DONE error: the traceback keeps only the program's own frames."""
+    """A DONE error: the traceback keeps only the program's own frames, and
+    says each exception as the interpreter prints it at exit (R-DONE-2);
+    ``message`` is the last line's text after the type."""
     report = traceback.TracebackException.from_exception(exc)
     seen: set[int] = set()
-    stack: list[traceback.TracebackException | None] = [report]
+    stack: list[tuple[traceback.TracebackException | None, BaseException | None]] = [
+        (report, exc)]
+    message = shown(exc) if not isinstance(exc, SyntaxError) else (exc.msg or "")
     while stack:
-        te = stack.pop()
-        if te is None or id(te) in seen:
+        te, raised = stack.pop()
+        if te is None or raised is None or id(te) in seen:
             continue
         seen.add(id(te))
         te.stack = traceback.StackSummary.from_list(
             [frame for frame in te.stack if frame.filename == FILENAME]
         )
-        stack += [te.__cause__, te.__context__, *(te.exceptions or ())]  # groups' too
+        if isinstance(raised, _HINTED):
+            text = _printed_alone(raised)
+            if text is not None:
+                _print_as(te, text, getattr(raised, "__notes__", None))
+                if raised is exc and not isinstance(exc, SyntaxError):
+                    message = text.rstrip("\n").partition(": ")[2] or message
+        members = zip(te.exceptions or (), getattr(raised, "exceptions", ()), strict=False)
+        stack += [(te.__cause__, raised.__cause__), (te.__context__, raised.__context__),
+                  *members]  # a group's too
     line = None
     kind = type(exc).__name__
     if isinstance(exc, SyntaxError) and exc.filename == FILENAME:
@@ -253,10 +318,69 @@ def describe(exc: BaseException) -> ProgramError:
         kind = "SyntaxError"  # its subclasses too (IndentationError): R-DONE-6
     elif report.stack:
         line = report.stack[-1].lineno
-    text = "".join(report.format())
-    return ProgramError(
-        type=kind,
-        message=shown(exc) if not isinstance(exc, SyntaxError) else (exc.msg or ""),
-        traceback=text,
-        line=line,
-    )
+    return ProgramError(type=kind, message=message, traceback="".join(report.format()), line=line)
+
+
+#: Exceptions the interpreter prints differently from the traceback module
+#: (on 3.11: the hint "Did you mean: 'values'?", a SyntaxError's caret line),
+#: or with a hint the message must carry (3.12: an ImportError's).
+_HINTED: Final = (SyntaxError, NameError, AttributeError, ImportError)
+
+
+def _printed_alone(exc: BaseException) -> str | None:
+    """What the interpreter prints of ``exc`` itself at exit: its last line
+    (type, message, hint), or a SyntaxError's lines; without its chain,
+    its notes and its traceback (but the innermost frame, whose names a
+    NameError's hint is found among). None if that cannot be had."""
+    import io
+    import sys
+    import types
+
+    tb = exc.__traceback__
+    innermost = None
+    if tb is not None and not isinstance(exc, SyntaxError):
+        while tb.tb_next is not None:
+            tb = tb.tb_next
+        innermost = types.TracebackType(None, tb.tb_frame, tb.tb_lasti, tb.tb_lineno)
+    saved = (exc.__traceback__, exc.__cause__, exc.__context__, exc.__suppress_context__,
+             exc.__dict__.pop("__notes__", None) if hasattr(exc, "__dict__") else None)
+    stderr = sys.stderr
+    printed = io.StringIO()
+    try:
+        exc.__traceback__, exc.__cause__, exc.__context__ = innermost, None, None
+        sys.stderr = printed
+        sys.__excepthook__(type(exc), exc, innermost)
+    except Exception:  # the exception's own code failed: the module's text stands
+        return None
+    finally:
+        sys.stderr = stderr
+        exc.__traceback__, exc.__cause__, exc.__context__, exc.__suppress_context__ = saved[:4]
+        if saved[4] is not None:
+            exc.__notes__ = saved[4]
+    lines = printed.getvalue().splitlines(keepends=True)
+    if innermost is not None:  # the header, the frame and its lines go
+        lines = lines[1:]
+        while lines and lines[0].startswith(" "):
+            del lines[0]
+    return "".join(lines) or None
+
+
+def _print_as(te: traceback.TracebackException, text: str, notes: Any) -> None:
+    """``te`` says its exception as ``text``, then its notes."""
+    def format_exception_only(**_: Any) -> Iterator[str]:
+        yield text
+        if isinstance(notes, list | tuple):
+            for note in notes:
+                yield from (line + "\n" for line in shown_note(note).split("\n"))
+        elif notes is not None:
+            yield shown_note(notes) + "\n"
+
+    te.format_exception_only = format_exception_only  # type: ignore[method-assign,assignment]
+
+
+def shown_note(note: Any) -> str:
+    """A note as the interpreter prints it."""
+    try:
+        return note if isinstance(note, str) else str(note)
+    except Exception:
+        return "<note str() failed>"

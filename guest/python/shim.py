@@ -13,7 +13,7 @@ import dataclasses
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final, NoReturn
 
 from tether import __version__
@@ -47,19 +47,21 @@ from tether.codec import (
     variable_name_problem,
 )
 
-from . import interrupt
+from . import interrupt, script
 from .channel import Channel, OutputBuffer, ProgramStream, valid_unicode
 from .described import describe as describe_binding
 from .described import help as program_help
 from .drivers import BindingError, SyncGuest, imports_asyncio
 from .interrupt import ProgramCancelled
 from .program import (
+    awaits,
     compile_program,
     describe,
     program_globals,
     shown,
     top_level_names,
 )
+from .raw_output import RawOutput
 
 LANGUAGES: Final = ("python",)
 #: a1 65 "value": the bytes DONE's envelope adds around the value.
@@ -146,15 +148,15 @@ def _wait_for_threads() -> None:
         threading._shutdown()  # type: ignore[attr-defined]
 
 
-def _run_to_end(guest: Any, code: Any, namespace: dict[str, Any], *,
-                wait_for_threads: bool) -> Any:
+def _run_to_end(guest: Any, code: Any, namespace: dict[str, Any], *, as_script: bool) -> Any:
     """The program's value, or what it raised, once it has ended as its
     language ends a script: an exit with status 0 as a return of nothing
-    (R-DONE-8), its threads joined (R-DONE-9) unless the host stopped it
-    (its grace is for DONE, not for the threads)."""
+    (R-DONE-8); ``as_script``: its threads joined (R-DONE-9), then its
+    ``atexit`` handlers run, unless the host stopped it (its grace is for
+    DONE, not for them)."""
     stopped = False
     try:
-        return guest.main(code, namespace)
+        return guest.main(code, namespace, awaits(code))
     except SystemExit as exc:
         if not _exits_cleanly(exc):
             raise
@@ -163,20 +165,33 @@ def _run_to_end(guest: Any, code: Any, namespace: dict[str, Any], *,
         stopped = _stopped_by_host(exc)
         raise
     finally:
-        if wait_for_threads and not stopped and not interrupt.cancelled():
+        if as_script and not stopped and not interrupt.cancelled():
             _wait_for_threads()
+            script.exit_handlers()
 
 
-def run_program(channel: Channel, run: Run, loop: Any = None, *, last: bool = True) -> None:
+def run_program(channel: Channel, run: Run, loop: Any = None, *, last: bool = True,
+                raw: RawOutput | None = None) -> None:
     """Run the program and send its DONE (R-DONE-1). ``last``: the process
-    runs nothing after it, so the program's threads are waited for as the
-    interpreter does at its exit (which no later program could undo)."""
-    output = OutputBuffer(channel, run.limits)
+    runs nothing after it, so the program runs as a script and ends as the
+    interpreter ends one (guest/python/script.py): its threads are waited for
+    and its ``atexit`` handlers run, which no later program could undo.
+    ``raw``: fds 1 and 2, captured into the program's output (R-OUTPUT-5)."""
+    output = OutputBuffer(channel, run.limits, raw)
     sys.stdout = ProgramStream(output, Stream.STDOUT, interrupt.check)
     sys.stderr = ProgramStream(output, Stream.STDERR, interrupt.check)
     # What a program restores its output to (sys.stdout = sys.__stdout__).
     sys.__stdout__, sys.__stderr__ = sys.stdout, sys.stderr  # type: ignore[assignment,misc]
     namespace: dict[str, Any] = {}
+
+    def send(done: Done, payload: Payload | None = None) -> None:
+        # What the program's module held is finalized, as at the exit (in a
+        # rehearsal too: what it writes is then written ahead of the run).
+        script.finalize(namespace, failed=failed is not None)
+        output.flush()
+        channel.send(done, payload)
+
+    failed: ProgramError | None = None
     try:
         known = {*_OWN_NAMES, *(b.name for b in run.bindings), *(run.variables or ())}
         code = compile_program(run.source, run.last_expression, known)
@@ -193,9 +208,11 @@ def run_program(channel: Channel, run: Run, loop: Any = None, *, last: bool = Tr
         bindings = {b.name: describe_binding(guest.make_binding(b.name), b)
                     for b in run.bindings}
         namespace = program_globals(_OWN_NAMES, bindings, run.variables)
+        if last:
+            script.begin(namespace, code)
         interrupt.handover()  # the stream ended while the run was being prepared
         try:
-            value = _run_to_end(guest, code, namespace, wait_for_threads=last)
+            value = _run_to_end(guest, code, namespace, as_script=last)
         finally:
             interrupt.disarm()
     except BaseException as exc:  # everything the program raises is data
@@ -209,23 +226,24 @@ def run_program(channel: Channel, run: Run, loop: Any = None, *, last: bool = Tr
             channel.send(Done(error=fit_error(ProgramError(
                 type="Cancelled", message="the run was cancelled", traceback=where[0],
                 line=where[1]), run.limits.value_bytes + ENVELOPE_OVERHEAD)))
-        else:
-            _send_done(channel, run, Done(error=fit_error(
-                describe(exc), run.limits.value_bytes + ENVELOPE_OVERHEAD)), namespace)
+            return
+        failed = fit_error(describe(exc), run.limits.value_bytes + ENVELOPE_OVERHEAD)
+    if failed is not None:  # sent without the exception, which holds the program's frames
+        _send_done(send, run, Done(error=failed), namespace)
         return
-    output.flush()
     try:
         wire, plain = to_wire_plain(value, run.limits.max_depth)
     except ValueModelError as exc:
-        _send_done(channel, run, Done(error=ProgramError(
+        _send_done(send, run, Done(error=ProgramError(
             type="TypeError", message=f"return value {exc}")), namespace)
         return
     except Exception as exc:  # converting it ran the value's own code, which failed
-        _send_done(channel, run, Done(error=fit_error(ProgramError(
+        _send_done(send, run, Done(error=fit_error(ProgramError(
             type="TypeError", message=f"return value $: cannot be converted: "
                                       f"{type(exc).__name__}: {shown(exc)}"),
             run.limits.value_bytes + ENVELOPE_OVERHEAD)), namespace)
         return
+    del value  # finalized with the module's names, as at the exit
     payload = encode_payload_parts({"value": wire}, plain=plain)  # once: to size and to send
     excess = value_excess(payload, run.limits.value_bytes, envelope_bytes=DONE_ENVELOPE,
                           envelope_items=2)
@@ -236,21 +254,21 @@ def run_program(channel: Channel, run: Run, loop: Any = None, *, last: bool = Tr
     elif excess is not None:
         problem = f"return value holds more than {excess.amount} values (value_bytes / 16)"
     if problem is not None:
-        _send_done(channel, run, Done(error=ProgramError(
+        _send_done(send, run, Done(error=ProgramError(
             type="ValueError", message=problem, code=ErrorCode.VALUE_TOO_LARGE)), namespace)
         return
     if run.variables is None:
-        channel.send(Done(value=wire), payload)
+        send(Done(value=wire), payload)
         return
-    _send_done(channel, run, Done(value=wire), namespace, payload_size(payload))
+    _send_done(send, run, Done(value=wire), namespace, payload_size(payload))
 
 
-def _send_done(channel: Channel, run: Run, done: Done, namespace: dict[str, Any],
+def _send_done(send: Callable[[Done], None], run: Run, done: Done, namespace: dict[str, Any],
                size: int | None = None) -> None:
     """DONE, with the program's variables when RUN asked for them (R-VARS-3).
     ``size``: of DONE's payload without them, when known."""
     if run.variables is None:
-        channel.send(done)
+        send(done)
         return
     if size is None:
         size = len(encode_payload(done.to_wire()))
@@ -262,7 +280,7 @@ def _send_done(channel: Channel, run: Run, done: Done, namespace: dict[str, Any]
         namespace = dict(run.variables)
     variables, dropped = collect_variables(top_level_names(namespace, excluded), budget,
                                            limits.max_depth)
-    channel.send(Done(value=done.value, error=done.error, variables=variables, dropped=dropped))
+    send(Done(value=done.value, error=done.error, variables=variables, dropped=dropped))
 
 
 def collect_variables(names: list[tuple[str, Any]], budget: int, max_depth: int
@@ -425,6 +443,7 @@ def main(cwd: str | None, warm: bool = False, stdio: bool = False) -> None:
         os.chdir(cwd)
     channel = Channel.stdio() if stdio else Channel()
     real_stdout, real_stderr = sys.stdout, sys.stderr
+    raw = None
     try:
         channel.send(Hello(
             implementation=f"tether-python/{__version__} {sys.implementation.name}/"
@@ -436,6 +455,10 @@ def main(cwd: str | None, warm: bool = False, stdio: bool = False) -> None:
             from .aio import new_loop
 
             loop = new_loop()
+        # What the program's process writes to fds 1 and 2 is its output too
+        # (R-OUTPUT-5), and it runs as a script would (R-RUN-9).
+        raw = RawOutput.capture()
+        script.prepare()
         run = channel.receive_blocking()
         if run is CONNECTION_CLOSED:
             os._exit(0)
@@ -450,12 +473,14 @@ def main(cwd: str | None, warm: bool = False, stdio: bool = False) -> None:
         if stdio:
             limit_self(run.limits)
             interrupt.watch_for_end(channel.read_fd)
-        run_program(channel, run, loop)
+        run_program(channel, run, loop, raw=raw)
     except ProtocolError as exc:
         channel.fail(exc)
     except OSError:
         os._exit(1)  # the host went away
     finally:
+        if raw is not None:
+            raw.release()
         for stream in (real_stdout, real_stderr):
             with contextlib.suppress(OSError, ValueError):
                 stream.flush()

@@ -15,6 +15,7 @@ import pytest
 from tether.guest.python.program import (
     FILENAME,
     ProgramReturn,
+    awaits,
     compile_program,
     program_globals,
 )
@@ -29,11 +30,11 @@ def run_in(source: str, **variables: Any) -> tuple[Any, dict[str, Any]]:
     namespace = program_globals({}, {}, variables)
     code = compile_program(source)
     try:
-        awaitable = eval(code, namespace)  # a coroutine (module or function), or None
-        if awaitable is not None:
-            value = asyncio.run(awaitable)
-            if code.co_flags & inspect.CO_OPTIMIZED:  # compiled as a function
-                return value, namespace
+        value = eval(code, namespace)  # a function's value, or a coroutine when it awaits
+        if awaits(code):
+            value = asyncio.run(value)
+        if code.co_flags & inspect.CO_OPTIMIZED:  # compiled as a function
+            return value, namespace
     except ProgramReturn as ret:
         return ret.value, namespace
     return "fell off the end", namespace
@@ -269,3 +270,39 @@ def test_a_program_compiled_as_a_function_sets_the_modules_names() -> None:
     source = ('"""Doc."""\ncount: int = 1\nlabel: str\nif True:\n    flag: bool = True\n'
               "try:\n    return [__doc__, __annotations__, count]\nfinally:\n    pass")
     assert execute(source) == ["Doc.", {"count": int, "label": str, "flag": bool}, 1]
+
+
+@pytest.mark.parametrize(("source", "awaiting"), [
+    ("x = 1", False),
+    ("await f()", True),
+    ("async with g():\n    pass", True),
+    ("try:\n    return 1\nfinally:\n    pass", False),
+    ("try:\n    return await f()\nfinally:\n    pass", True),
+    ("try:\n    return [x async for x in g()]\nfinally:\n    pass", True),
+    ("try:\n    async def h():\n        await f()\n    return 1\nfinally:\n    pass", False),
+])
+def test_a_program_awaits_only_where_it_awaits_at_its_top_level(source: str,
+                                                                awaiting: bool) -> None:
+    """R-RUN-8: a program that does not await at its top level (compiled as
+    a module or as a function) runs as a script, not as a coroutine."""
+    assert awaits(compile_program(source)) is awaiting
+
+
+def test_what_a_program_compiled_as_a_function_defines_is_named_as_in_a_module() -> None:
+    """R-RUN-2: lambdas, generator expressions and what they define are
+    named as a module names them, not ``<module>.<locals>.<lambda>``."""
+    source = ("try:\n    f = lambda: 0\n    g = (x for x in ())\n    h = lambda: (lambda: 1)\n"
+              "    class C:\n        def m(self):\n            return lambda: 2\n"
+              "    return [f.__qualname__, g.__qualname__, h().__qualname__,\n"
+              "            C().m().__qualname__, C.m.__qualname__]\nfinally:\n    pass")
+    assert execute(source) == ["<lambda>", "<genexpr>", "<lambda>.<locals>.<lambda>",
+                               "C.m.<locals>.<lambda>", "C.m"]
+
+
+def test_a_syntax_error_found_in_the_tree_carries_its_line() -> None:
+    """R-DONE-2: errors found after parsing ('await' outside a function)
+    show their line, as when the interpreter compiles the file."""
+    with pytest.raises(SyntaxError) as raised:
+        compile_program("import asyncio\n\ndef main():\n    await asyncio.sleep(1)\n")
+    assert raised.value.text == "    await asyncio.sleep(1)\n"
+    assert raised.value.lineno == 4

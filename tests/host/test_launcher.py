@@ -82,14 +82,15 @@ def test_hello_and_binding_calls_over_a_commands_stdio() -> None:
 
 def test_stray_writes_to_fd_1_do_not_reach_the_frames() -> None:
     """R-STDIO-1: what the program, a library or a child process writes to
-    fd 1 lands on fd 2, the command's raw stderr."""
+    fd 1 never reaches the frames: the Python guest sends it as the
+    program's output (R-OUTPUT-5), in the order written."""
     source = ("import os, subprocess\nos.write(1, b'TH\\x01\\x01 forged\\n')\n"
               "subprocess.run(['echo', 'from a child'])\nprint('kept')\nreturn 1")
     [result] = _runs(Recording(GUEST), source)
     assert result.status is Status.OK, result.error
     assert result.value == 1
-    assert result.output == "kept\n"
-    assert "forged" in result.raw_stderr and "from a child" in result.raw_stderr
+    assert result.output == "TH\x01\x01 forged\nfrom a child\nkept\n"
+    assert "forged" not in result.raw_stderr
 
 
 def test_a_preamble_before_hello_is_skipped_and_kept_as_raw_output() -> None:

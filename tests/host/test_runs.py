@@ -474,17 +474,20 @@ def test_annotations_after_a_star_import_are_evaluated() -> None:
 
 
 def test_the_model_reads_what_a_subprocess_wrote() -> None:
-    """A subprocess writes to the guest's fds 1 and 2, below print: the
-    result keeps it apart (raw_stdout), and what every integration gives
-    the model back (integrations/_common.py ``report``) has it too."""
+    """R-OUTPUT-5: a subprocess writes to the guest's fds 1 and 2, below
+    print: it is the program's output, where it was written (after the line
+    printed before the subprocess ran, before the one printed after), and
+    what every integration gives the model back has it."""
     from tether.integrations._common import report
 
     result = run("import subprocess\nprint('listing')\n"
-                 "subprocess.run(['echo', 'from echo'])\nreturn 1")
+                 "subprocess.run(['echo', 'from echo'])\n"
+                 "subprocess.run(['sh', '-c', 'echo to stderr >&2'])\nprint('done')\nreturn 1")
     assert result.status is Status.OK, result.error
-    assert result.raw_stdout == "from echo\n"
-    assert report(result) == ("Printed:\nlisting\nWritten outside print (by a subprocess, "
-                              "os.write or a crash):\nfrom echo\nReturned: 1")
+    assert result.output == "listing\nfrom echo\nto stderr\ndone\n"
+    assert result.stderr == "to stderr\n"
+    assert result.raw_stdout == result.raw_stderr == ""
+    assert report(result) == "Printed:\nlisting\nfrom echo\nto stderr\ndone\nReturned: 1"
     assert report(run("return 2")) == "Returned: 2"
 
 
@@ -686,16 +689,31 @@ def test_output_before_a_call_arrives_before_it(lang: str) -> None:
     assert run(source, language=lang, bindings=[mark]).output == "xy\n"
 
 
-def test_raw_output_below_print_is_kept_apart(lang: str) -> None:
-    """R-TRANS-2: fds 1 and 2 are pipes the host drains, apart from fd 3."""
-    source = pick(lang,
-                  python="import os\nos.write(1, b'raw out')\nos.write(2, b'raw err')\nprint('p')",
-                  javascript="const fs = require('fs')\nfs.writeSync(1, 'raw out')\n"
-                             "fs.writeSync(2, 'raw err')\nconsole.log('p')")
-    result = run(source, language=lang)
+def test_raw_output_below_print_is_kept_apart() -> None:
+    """R-TRANS-2: fds 1 and 2 are pipes the host drains, apart from fd 3
+    (the Node guest leaves them to the host)."""
+    source = ("const fs = require('fs')\nfs.writeSync(1, 'raw out')\n"
+              "fs.writeSync(2, 'raw err')\nconsole.log('p')")
+    result = run(source, language="javascript")
     assert result.output == "p\n"
     assert result.raw_stdout == "raw out"
     assert result.raw_stderr == "raw err"
+
+
+def test_what_a_python_program_writes_to_fds_1_and_2_is_its_output() -> None:
+    """R-OUTPUT-5: os.write to fds 1 and 2, before the text printed after it,
+    each to its stream, bytes decoded as UTF-8 (a character split between
+    two writes whole); ``sys.stdout.fileno()`` is fd 1, so a subprocess can
+    be given it. More than a pipe holds does not block the writer."""
+    source = ("import os, subprocess, sys\nprint('p1')\nos.write(1, b'raw out\\n')\n"
+              "os.write(2, b'raw err\\n')\nos.write(1, b'\\xc3')\nos.write(1, b'\\xa9\\n')\n"
+              "subprocess.run(['echo', 'given'], stdout=sys.stdout)\n"
+              "os.write(sys.stderr.fileno(), b'x' * 200000)\nprint('p2')")
+    result = run(source)
+    assert result.status is Status.OK, result.error
+    assert result.stdout == "p1\nraw out\n\u00e9\ngiven\np2\n"
+    assert result.stderr == "raw err\n" + "x" * 200000
+    assert result.raw_stdout == result.raw_stderr == ""
 
 
 def test_return_value_outside_the_model_names_the_path(lang: str) -> None:

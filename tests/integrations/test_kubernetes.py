@@ -159,7 +159,8 @@ async def _run_guest(stream: ExecStream, source: str) -> list[object]:
 
 def test_a_guest_runs_over_the_exec_channels() -> None:
     """``python -m tether.guest --stdio`` behind the double: the frames ride
-    channels 0 and 1; what the program writes to fd 1 itself, channel 2."""
+    channels 0 and 1; what the program writes to fd 1 itself never reaches
+    them raw (R-STDIO-1): the Python guest sends it as output (R-OUTPUT-5)."""
     async def go() -> None:
         async with _api_server() as server:
             stream = await ExecStream.open(exec_url(
@@ -170,7 +171,7 @@ def test_a_guest_runs_over_the_exec_channels() -> None:
             assert isinstance(done, Done) and done.value == 42
             await stream.close_stdin()
             assert await _read_all(stream) == b""
-            assert b"stray" in stream.stderr
+            assert "".join(getattr(e, "text", "") for e in events) == "stray\nhi\n"
             await stream.close()
     asyncio.run(go())
 

@@ -1,0 +1,13 @@
+import asyncio
+
+
+async def forgotten():
+    return 1
+
+
+async def main():
+    forgotten()
+    print("main done")
+
+
+asyncio.run(main())

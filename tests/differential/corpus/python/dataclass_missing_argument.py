@@ -1,0 +1,11 @@
+from dataclasses import dataclass
+
+
+@dataclass
+class Invoice:
+    number: int
+    customer: str
+    total: float
+
+
+inv = Invoice(1, "acme")

@@ -1,0 +1,2 @@
+text = "hello"
+print(text.uppercase())

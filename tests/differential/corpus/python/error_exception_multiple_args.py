@@ -1,0 +1,1 @@
+raise ValueError("first", 2, [3])

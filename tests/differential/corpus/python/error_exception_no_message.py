@@ -1,0 +1,5 @@
+class EmptyError(Exception):
+    pass
+
+
+raise EmptyError

@@ -1,0 +1,3 @@
+class Settings:
+    defaults = {"a": 1}
+    value = defaults["b"]

@@ -1,0 +1,2 @@
+rows = [{"v": 1}, {"v": 2}, {}]
+values = [r["v"] for r in rows]

@@ -1,0 +1,2 @@
+queue = []
+queue.pop()

@@ -1,0 +1,2 @@
+word = "abc"
+print(word[10])

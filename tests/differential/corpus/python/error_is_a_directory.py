@@ -1,0 +1,4 @@
+import os
+
+os.mkdir("folder")
+open("folder").read()

@@ -1,0 +1,2 @@
+grid = {(0, 0): "start"}
+print(grid[(1, 2)])

@@ -1,0 +1,5 @@
+result = (
+    1 +
+    2 +
+    undefined_name
+)

@@ -1,0 +1,1 @@
+print(lenght([1, 2, 3]))

@@ -1,0 +1,5 @@
+def report():
+    return f"{totals} items"
+
+
+report()

@@ -1,0 +1,4 @@
+import os
+
+os.mkdir("d")
+os.mkdir("d")

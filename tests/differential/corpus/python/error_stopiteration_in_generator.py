@@ -1,0 +1,6 @@
+def gen():
+    it = iter([])
+    yield next(it)
+
+
+list(gen())

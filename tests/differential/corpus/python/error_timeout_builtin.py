@@ -1,0 +1,1 @@
+raise TimeoutError("operation took too long")

@@ -1,0 +1,2 @@
+handler = None
+handler("event")

@@ -1,0 +1,2 @@
+values = [3, "4", 1]
+print(sorted(values))

@@ -1,0 +1,2 @@
+données = {"clé": 1}
+print(données["clé_manquante"])

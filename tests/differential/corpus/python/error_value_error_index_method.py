@@ -1,0 +1,2 @@
+names = ["a", "b"]
+print(names.index("z"))

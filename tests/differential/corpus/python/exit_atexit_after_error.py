@@ -1,0 +1,4 @@
+import atexit
+
+atexit.register(lambda: print("atexit runs after the error too"))
+raise RuntimeError("program failed")

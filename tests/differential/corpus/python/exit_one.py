@@ -1,0 +1,4 @@
+import sys
+
+print("error condition")
+sys.exit(1)

@@ -1,0 +1,2 @@
+print("raising SystemExit")
+raise SystemExit(5)

@@ -1,0 +1,3 @@
+import sys
+print("partial")
+sys.exit(3)

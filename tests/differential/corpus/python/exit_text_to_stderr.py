@@ -1,0 +1,4 @@
+import sys
+
+if not []:
+    sys.exit("error: no input files given")

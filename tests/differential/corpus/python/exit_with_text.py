@@ -1,0 +1,3 @@
+import sys
+print("checking")
+sys.exit("no rows found")

@@ -1,0 +1,3 @@
+count: int = 3
+names: list[str]
+print(__annotations__)

@@ -1,0 +1,3 @@
+items = ["a", "b", "c"]
+for i in range(4):
+    print(items[i])

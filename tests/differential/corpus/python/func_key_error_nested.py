@@ -1,0 +1,3 @@
+config = {"db": {"host": "localhost"}}
+print(config["db"]["host"])
+print(config["db"]["port"])

@@ -1,0 +1,4 @@
+import re
+
+match = re.match(r"(\d+)", "abc")
+print(match.group(1))

@@ -1,0 +1,4 @@
+import math
+
+print(math.exp(10))
+print(math.exp(1000))

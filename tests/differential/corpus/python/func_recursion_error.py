@@ -1,0 +1,5 @@
+def walk(node):
+    return walk(node + 1)
+
+
+walk(0)

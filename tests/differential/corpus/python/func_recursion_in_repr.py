@@ -1,0 +1,6 @@
+class Loop:
+    def __repr__(self):
+        return repr(self)
+
+
+print(Loop())

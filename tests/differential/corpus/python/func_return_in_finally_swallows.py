@@ -1,0 +1,8 @@
+def swallow():
+    try:
+        raise ValueError("lost")
+    finally:
+        return "finally wins"
+
+
+print(swallow())

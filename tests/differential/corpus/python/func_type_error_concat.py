@@ -1,0 +1,2 @@
+count = 5
+message = "You have " + count + " new messages"

@@ -1,0 +1,3 @@
+cache = {}
+key = ["user", 1]
+cache[key] = "value"

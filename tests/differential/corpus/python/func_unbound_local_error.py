@@ -1,0 +1,9 @@
+count = 10
+
+
+def bump():
+    count += 1
+    return count
+
+
+bump()

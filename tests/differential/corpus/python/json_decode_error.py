@@ -1,0 +1,4 @@
+import json
+raw = '{"name": "x",}'
+print("parsing")
+obj = json.loads(raw)

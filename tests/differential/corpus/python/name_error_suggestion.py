@@ -1,0 +1,2 @@
+import json
+print(jsn.dumps({}))

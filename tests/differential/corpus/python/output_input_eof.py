@@ -1,0 +1,4 @@
+try:
+    answer = input("Your name? ")
+except EOFError:
+    print("no input available")

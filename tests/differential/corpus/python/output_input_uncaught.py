@@ -1,0 +1,2 @@
+name = input("Enter name: ")
+print("hello", name)

@@ -1,0 +1,5 @@
+try:
+    raise ValueError("x")
+except ValueError as e:
+    print("caught:", e)
+print("and continued")

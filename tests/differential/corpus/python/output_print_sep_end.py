@@ -1,0 +1,7 @@
+print("a", "b", "c", sep="-")
+print("no newline", end="")
+print(" continued", end="!\n")
+print(1, 2.0, None, True, [1], {"k": "v"}, (1,), sep=" | ")
+print()
+print("", end="")
+print("last")

@@ -1,0 +1,4 @@
+import sys
+
+data = sys.stdin.read()
+print("read", len(data), "chars")

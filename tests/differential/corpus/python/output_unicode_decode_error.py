@@ -1,0 +1,2 @@
+data = b"\xff\xfeabc"
+print(data.decode("utf-8"))

@@ -1,0 +1,1 @@
+"résumé".encode("ascii")

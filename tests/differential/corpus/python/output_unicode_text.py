@@ -1,0 +1,5 @@
+print("café naïve résumé")
+print("日本語のテキスト", "中文", "한국어")
+print("emoji: 🎉🚀✨ 👩‍💻")
+print("math: ∑ ∫ √ π ≠ ≤", "arrows: → ⇒ ←")
+print("combining: e\u0301 a\u0308", "rtl: שלום مرحبا")

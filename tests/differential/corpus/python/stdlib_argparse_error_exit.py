@@ -1,0 +1,5 @@
+import argparse
+
+parser = argparse.ArgumentParser(prog="tool")
+parser.add_argument("--n", type=int, required=True)
+parser.parse_args(["--n", "abc"])

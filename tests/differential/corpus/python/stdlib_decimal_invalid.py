@@ -1,0 +1,4 @@
+from decimal import Decimal
+
+print(Decimal("12.5"))
+print(Decimal("twelve"))

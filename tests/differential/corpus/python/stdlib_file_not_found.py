@@ -1,0 +1,2 @@
+with open("does_not_exist.json") as f:
+    print(f.read())

@@ -1,0 +1,4 @@
+from graphlib import TopologicalSorter
+
+deps = {"deploy": {"test", "build"}, "test": {"build"}, "build": {"fetch"}}
+print(list(TopologicalSorter(deps).static_order()))

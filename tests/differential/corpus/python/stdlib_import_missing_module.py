@@ -1,0 +1,1 @@
+import numpy_not_installed_anywhere

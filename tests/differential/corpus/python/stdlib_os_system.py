@@ -1,0 +1,5 @@
+import os
+
+print("start")
+status = os.system("echo from the shell")
+print("status", status)

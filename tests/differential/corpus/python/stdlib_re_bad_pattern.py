@@ -1,0 +1,3 @@
+import re
+
+print(re.compile(r"(unclosed"))

@@ -1,0 +1,3 @@
+import subprocess
+
+subprocess.run(["sh", "-c", "exit 2"], check=True)

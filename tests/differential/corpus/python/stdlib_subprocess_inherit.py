@@ -1,0 +1,5 @@
+import subprocess
+
+print("before")
+subprocess.run(["echo", "from a child process"])
+print("after")

@@ -1,0 +1,4 @@
+import warnings
+
+warnings.simplefilter("error")
+warnings.warn("treated as error", RuntimeWarning)

@@ -1,0 +1,3 @@
+import xml.etree.ElementTree as ET
+
+ET.fromstring("<a><b></a>")

@@ -1,0 +1,3 @@
+print("never runs")
+data = [1, 2,
+print(data)

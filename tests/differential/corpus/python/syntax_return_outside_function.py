@@ -1,0 +1,2 @@
+print("computing")
+return 42

@@ -1,0 +1,4 @@
+import asyncio
+
+await asyncio.sleep(0)
+print("top-level await")
