@@ -15,10 +15,10 @@ import net from 'node:net';
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { createRequire } from 'node:module';
+import { createRequire, isBuiltin } from 'node:module';
 import { StringDecoder } from 'node:string_decoder';
-import { setImmediate as nextTurn } from 'node:timers'; // the program may replace the global one
-import { types } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import { inspect, types } from 'node:util';
 import {
   CODES, PROTOCOL_VERSION, TYPES, DEFAULT_MAX_DEPTH, DEFAULT_VALUE_BYTES, ENVELOPE_OVERHEAD, Encoded, FrameDecoder,
   ProtocolError, countItems, decodeMessage, encodeFrame, encodeMessage, encodePayload,
@@ -27,6 +27,7 @@ import {
 import { ValueModelError, fromWire, toWire } from './values.mjs';
 import { positionalCount } from './arguments.mjs';
 import { topLevel } from './toplevel.mjs';
+import { mayHaveModuleSyntax, moduleSyntax } from './imports.mjs';
 
 const CHANNEL_FD = 3;
 const channel = { read: CHANNEL_FD, write: CHANNEL_FD }; // private descriptors over stdio
@@ -38,9 +39,11 @@ const WRITE_APART = 64 * 1024; // payloads from this size on are written after t
 const VERSION = JSON.parse(fs.readFileSync(new URL('./package.json', import.meta.url))).version;
 // A guest started from a startup snapshot finds console.Console undefined: it is put back at main().
 const ConsoleClass = console.Console;
-// The real process.exit, taken at main(): the program's ends the run instead (R-DONE-8).
-let exitProcess = process.exit;
-const exit = (status) => exitProcess.call(process, status);
+// How the guest itself exits, taken at main(): process.exit would run the
+// program's 'exit' listeners, and the program's process.exit ends the run
+// instead (R-DONE-8).
+let reallyExit = process.reallyExit;
+const exit = (status) => reallyExit.call(process, status);
 
 /**
  * A binding call that failed on the host (R-RESULT-5): `type`, `message` and
@@ -100,11 +103,28 @@ const state = {
   globalsBefore: new Set(), // the global object's names before the program ran
   reserved: new Map(), // RUN's variables whose names JavaScript reserves
   capture: null, // () => [[name, getter]...] of the program's top-level names (§7.9)
-  idle: null, // resolves the wait of callsSettled() when the last call in flight settles
+  returned: null, // {value} once the program's body has returned
+  exiting: false, // the program's 'exit' listeners are running
+  meta: false, // the program reads import.meta
 };
 
 const REGISTER = '__tether_register__';
 const CAPTURE = '__tether_capture__';
+const IMPORT = '__tether_import__';
+const META = '__tether_meta__';
+
+/**
+ * The channel's reading socket. Once the program runs, it keeps Node's
+ * event loop alive only while a call is in flight: the run ends when the
+ * loop has nothing else left (R-DONE-9).
+ */
+let channelSocket = null;
+
+function holdLoopForCalls() {
+  if (channelSocket === null || !isRunning()) return;
+  if (callsPending()) channelSocket.ref();
+  else channelSocket.unref();
+}
 
 function send(type, body) {
   writeAll(encodeMessage(type, body));
@@ -161,7 +181,7 @@ function onMessage({ type, name, body }) {
     call.resolve(body);
     const next = state.waiting.shift();
     if (next) next();
-    if (state.inFlight.size === 0) state.idle?.();
+    holdLoopForCalls();
   } else if (type === TYPES.CANCEL) {
     if (state.phase === 'RUNNING') cancel(body.reason); // else late (R-STATE-4)
   } else if (type === TYPES.ERROR) {
@@ -286,6 +306,7 @@ async function call(name, programArgs, binding, positional = null) {
   if (queued && state.phase === 'CANCELLING') throw fromProgram(new Cancelled(state.cancelReason), call);
   const id = ++state.lastCallId;
   const settled = new Promise((resolve) => state.inFlight.set(id, { resolve }));
+  holdLoopForCalls();
   flushOutput();
   send(TYPES.CALL, { id, name, args, kwargs: new Map() });
   const result = await settled;
@@ -315,25 +336,18 @@ let inserted = [];
  */
 function compile(source, language, names, options = {}) {
   const nested = options.capture || options.lastExpression;
-  const prefix = nested // on line 1: lines keep their numbers
+  // R-JS-3: static imports become bindings first in the body, on line 1.
+  const modular = mayHaveModuleSyntax(source)
+    ? moduleSyntax(source, { importer: IMPORT, meta: META }, language === 'typescript' ? stripTypes : null)
+    : null;
+  state.meta = modular?.meta ?? false;
+  const prefix = (nested // on line 1: lines keep their numbers
     ? `(function (${[...names, REGISTER].join(', ')}) { return async function () { ${REGISTER}(${CAPTURE});`
-    : `(function (${names.join(', ')}) { return async function () {`;
+    : `(function (${names.join(', ')}) { return async function () {`) + (modular?.hoisted ?? '');
   prefixLength = prefix.length;
-  inserted = [[1, 0, prefixLength]];
-  let code = `${prefix}${source}\n}; })`;
-  if (language === 'typescript') {
-    const amaro = loadAmaro();
-    try {
-      code = amaro.transformSync(code, { mode: 'strip-only' }).code; // types become blanks
-    } catch (err) {
-      const what = err.code === 'UnsupportedSyntax'
-        ? `${err.message} (use plain TypeScript types only: no enum, namespace or parameter properties)`
-        : err.message;
-      const syntax = new SyntaxError(what);
-      syntax.programLine = err.startLine;
-      throw syntax;
-    }
-  }
+  inserted = [[1, 0, prefixLength], ...(modular?.widened ?? [])];
+  let code = `${prefix}${modular?.source ?? source}\n}; })`;
+  if (language === 'typescript') code = stripTypes(code);
   if (nested) {
     const edited = topLevel(code, { ...options, capture: CAPTURE, variables: options.variables });
     code = edited.code;
@@ -369,13 +383,82 @@ function loadAmaro() {
   return amaroModule;
 }
 
+/** TypeScript `code` with its types blanked (amaro), or a SyntaxError at its line (`line`: the first's). */
+function stripTypes(code, line = 1) {
+  try {
+    return loadAmaro().transformSync(code, { mode: 'strip-only' }).code;
+  } catch (err) {
+    const what = err.code === 'UnsupportedSyntax'
+      ? `${err.message} (use plain TypeScript types only: no enum, namespace or parameter properties)`
+      : err.message;
+    const syntax = new SyntaxError(what);
+    syntax.programLine = line + (err.startLine ?? 1) - 1;
+    throw syntax;
+  }
+}
+
+/**
+ * The loader of a program's static imports (R-JS-3, imports.mjs): Node's
+ * built-in modules, and packages as the program's require() finds them
+ * (node_packages included); a file cannot be imported, as the program is
+ * one file. An error is the import's, at its line, as Node reports a
+ * module it cannot link before the program runs. `load` is the program's
+ * own import().
+ */
+async function importModule(specifier, line, load, names) {
+  // At the import's own line: the bindings were put on line 1.
+  const failed = (error) => Object.assign(error, { programLine: line,
+    stack: `${errorType(error)}: ${error.message}\n    at <program>:${line}:1` });
+  let url = specifier;
+  if (/^(?:\.{0,2}\/|file:)/.test(specifier)) {
+    const error = failed(new Error(`Cannot import '${specifier}': a program is one file, with no `
+      + 'files of its own to import (import Node\'s built-in modules or an installed package)'));
+    error.code = 'ERR_MODULE_NOT_FOUND';
+    throw error;
+  }
+  if (!isBuiltin(specifier)) {
+    try {
+      url = pathToFileURL(programRequire().resolve(specifier)).href;
+    } catch (err) {
+      if (err.code !== 'MODULE_NOT_FOUND') throw failed(err);
+      const error = failed(new Error(`Cannot find package '${specifier}': only Node's built-in `
+        + 'modules and the installed packages can be imported'));
+      error.code = 'ERR_MODULE_NOT_FOUND';
+      throw error;
+    }
+  }
+  let namespace;
+  try {
+    namespace = await load(url);
+  } catch (err) {
+    throw failed(err);
+  }
+  for (const name of names) {
+    if (!(name in namespace)) {
+      throw failed(new SyntaxError(`The requested module '${specifier}' does not provide an export named '${name}'`));
+    }
+  }
+  const whole = namespace.default;
+  if (whole !== null && (typeof whole === 'object' || typeof whole === 'function')) modules.add(whole);
+  return namespace;
+}
+
+/** What `import.meta` is in a program (R-JS-3): that of a module at `<cwd>/program.mjs`. */
+function programMeta() {
+  const filename = path.join(process.cwd(), 'program.mjs');
+  const url = pathToFileURL(filename).href;
+  const resolve = (specifier) => (isBuiltin(specifier) ? specifier
+    : pathToFileURL(programRequire().resolve(specifier)).href);
+  return { url, filename, dirname: process.cwd(), resolve };
+}
+
 /**
  * The program's own frames only (R-DONE-2), with columns of line 1 unshifted.
  * `compiling`: the error is the program's own syntax error, shown at its line.
  */
 function describe(err, compiling = false) {
   if (!(err instanceof Error)) {
-    return { type: 'Error', message: `uncaught ${typeof err}: ${textOf(err)}`, traceback: '' };
+    return { type: 'Error', message: `uncaught ${typeof err}: ${shown(err)}`, traceback: '' };
   }
   const stack = typeof err.stack === 'string' ? err.stack : '';
   const frames = stack.split('\n')
@@ -396,6 +479,16 @@ function describe(err, compiling = false) {
   const error = { type, message, traceback: [...where, header, ...frames].join('\n') + '\n' };
   if (line !== undefined) error.line = line;
   return error;
+}
+
+/** A thrown value as Node shows it uncaught (R-DONE-6): a string as it is, else util.inspect's text. */
+function shown(value) {
+  if (typeof value === 'string') return value;
+  try {
+    return inspect(value);
+  } catch {
+    return textOf(value);
+  }
 }
 
 /** `String(value)`, or where that throws (an object without a prototype) its kind. */
@@ -592,21 +685,20 @@ function finishWithValue(value) {
 
 /**
  * The program's process.exit (R-DONE-8) ends the run, and nothing of the
- * program runs after it: status 0 as a return of nothing, another as a
- * SystemExit error at the line of the exit. The status is read as Node
- * reads it: the code given, else process.exitCode.
+ * program runs after it but its 'exit' listeners: status 0 as a return of
+ * nothing, another as a SystemExit error at the line of the exit. The
+ * status is read as Node reads it: the code given (an explicit undefined
+ * too), else process.exitCode, as the listeners leave it.
  */
-function programExit(code) {
-  if (code !== undefined) process.exitCode = code; // Node's setter refuses what exit() would
-  const status = Number(process.exitCode ?? 0);
+function programExit(...code) {
+  if (code.length > 0) process.exitCode = code[0]; // Node's setter refuses what exit() would
+  if (state.exiting) throw EXIT_IN_LISTENER;
+  const where = fromProgram(new Error(), programExit);
   try {
-    if (!isRunning()) return; // from a listener of the guest's own exit
-    if (status === 0) {
-      finishWithValue(null);
-    } else {
-      const error = fromProgram(new Error(String(status)), programExit);
-      error.name = 'SystemExit';
-      finish({ error: describe(error) });
+    if (isRunning() && runExitListeners()) {
+      const status = exitStatus();
+      if (status === 0) finishWithValue(null);
+      else finish({ error: systemExit(status, where) });
     }
   } finally {
     exit(0); // where DONE went out before (a second exit), or could not
@@ -672,7 +764,7 @@ function cancel(reason) {
   }
   state.inFlight.clear();
   for (const next of state.waiting.splice(0)) next();
-  state.idle?.();
+  holdLoopForCalls();
 }
 
 /**
@@ -745,6 +837,7 @@ function isParameterName(name) {
 function prepare() {
   process.on('SIGXFSZ', () => {}); // past file_bytes a write fails with EFBIG instead
   process.on('SIGTERM', onTerminate);
+  process.on('exit', atExit); // first: the program's listeners come after it
   watchTimers();
   programRequire();
 }
@@ -777,9 +870,11 @@ function start(run) {
   captureOutput();
   process.exit = programExit;
   const scope = new Map([
-    ['require', programRequire()],
+    ...commonJs(),
     ['BindingError', BindingError],
     ['Cancelled', Cancelled],
+    [IMPORT, importModule],
+    [META, null], // made once the program is compiled: only a module reads it
   ]);
   for (const binding of run.bindings) scope.set(binding.name, makeBinding(binding));
   const variables = new Map();
@@ -815,32 +910,102 @@ function start(run) {
     finish({ error: describe(err, true) });
     return;
   }
+  if (state.meta) {
+    scope.set(META, programMeta());
+    process.argv[1] = scope.get(META).filename; // `import.meta.url === pathToFileURL(argv[1]).href`
+  }
   // Started by a microtask of its own, the program has none of the guest's
-  // frames (and paths) below its own in the stacks it sees.
-  // The conversion of the value may throw too (a getter, a Proxy's trap):
-  // that error is the program's, and no listener of its own may swallow it.
+  // frames (and paths) below its own in the stacks it sees. What it returns
+  // is sent when Node's loop has nothing left to do (atExit).
   Promise.resolve().then(program(...scope.values()))
-    .then((value) => (callsPending()
-      ? callsSettled().then(() => finishWithValue(value))
-      : finishWithValue(value)), // the usual end: nothing to wait for
-    (err) => finish({ error: describe(err) })) // at once, as Node ends at an uncaught error
-    .catch((err) => finish({ error: describe(err) }));
+    .then((value) => { state.returned = { value }; },
+      (err) => finish({ error: describe(err) })); // at once, as Node ends at an uncaught error
+  holdLoopForCalls();
+}
+
+/**
+ * What a CommonJS script has in scope besides its globals: require(), and
+ * `module`, `exports`, `__filename` and `__dirname` of a script at
+ * `<cwd>/program.js`, which is require.main (`require.main === module`).
+ */
+function commonJs() {
+  const require = programRequire();
+  const filename = path.join(process.cwd(), 'program.js');
+  const module = { id: '.', path: process.cwd(), filename, loaded: false, exports: {}, children: [], paths: [] };
+  require.main = module;
+  return [['require', require], ['module', module], ['exports', module.exports],
+    ['__filename', filename], ['__dirname', process.cwd()]];
 }
 
 const callsPending = () => state.inFlight.size > 0 || state.waiting.length > 0;
 
+/** Status 13: how Node ends a module whose top-level await nothing can settle. */
+const UNSETTLED = 13;
+
 /**
- * R-DONE-9: once the program has returned, its calls still in flight (a
- * `main()` not awaited) settle and what awaits them runs, which may call
- * again; the run ends when none is left. Timers left pending are dropped.
+ * R-DONE-9: Node's loop has nothing left to do (no timer, I/O, handle or
+ * call in flight), and Node emits 'exit': the program's own 'exit'
+ * listeners run, with the status it ends with, then DONE goes out: the
+ * value returned, or SystemExit for a `process.exitCode` other than 0
+ * (R-DONE-8), or an error for a body whose await nothing can settle.
  */
-async function callsSettled() {
-  while (callsPending()) {
-    await new Promise((resolve) => { state.idle = resolve; });
-    state.idle = null;
-    // A turn of the loop: the microtasks that continue the calls run first.
-    await new Promise((resolve) => nextTurn(resolve));
+function atExit() {
+  if (!isRunning() || state.exiting) return; // the guest's own exit, or the program's
+  const unsettled = state.returned === null;
+  if (unsettled) process.exitCode = UNSETTLED;
+  try {
+    if (!runExitListeners()) return;
+    const status = exitStatus();
+    if (unsettled && status === UNSETTLED) {
+      finish({ error: { type: 'Error', traceback: '', message: 'unsettled top-level await: the '
+        + 'program awaits a promise that nothing is left to settle (no timer, I/O or call in flight)' } });
+    } else if (status !== 0) {
+      finish({ error: systemExit(status, null) });
+    } else {
+      finishWithValue(state.returned?.value ?? null);
+    }
+  } catch (err) { // the value's conversion threw (a getter, a Proxy's trap): the program's error
+    finish({ error: describe(err) });
   }
+  exit(0);
+}
+
+/** Thrown by process.exit() in an 'exit' listener: the listeners after it do not run. */
+const EXIT_IN_LISTENER = Symbol('process.exit() in an exit listener');
+
+/**
+ * The program's 'exit' listeners (those after the guest's own), with the
+ * status, as Node calls them: false when one threw, and the run has ended
+ * with its error.
+ */
+function runExitListeners() {
+  state.exiting = true;
+  const listeners = process.listeners('exit');
+  try {
+    for (const listener of listeners.slice(listeners.indexOf(atExit) + 1)) {
+      listener.call(process, exitStatus());
+    }
+  } catch (err) {
+    if (err === EXIT_IN_LISTENER) return true;
+    finish({ error: describe(err) });
+    return false;
+  }
+  return true;
+}
+
+/** The status Node would exit with: process.exitCode, 0 when unset. */
+function exitStatus() {
+  const status = Number(process.exitCode ?? 0);
+  return Number.isNaN(status) ? 0 : status;
+}
+
+/** R-DONE-8: the error of an exit with `status`, at the line of `where` (an Error made there). */
+function systemExit(status, where) {
+  const error = where ?? new Error();
+  error.message = String(status);
+  error.name = 'SystemExit';
+  if (where === null) return { type: 'SystemExit', message: String(status), traceback: '' };
+  return describe(error);
 }
 
 /**
@@ -983,7 +1148,7 @@ function stdioChannel() {
 }
 
 function main() {
-  exitProcess = process.exit;
+  reallyExit = process.reallyExit;
   console.Console ??= ConsoleClass;
   const transport = process.env.TETHER_TRANSPORT || 'fd3';
   if (transport !== 'fd3' && transport !== 'stdio') { // R-STDIO-4
@@ -1013,6 +1178,7 @@ function main() {
   const socket = new net.Socket({ fd: channel.read, readable: true, writable: false, onread: reads(onData) });
   socket.on('end', onEof);
   socket.on('error', onEof);
+  channelSocket = socket;
   prepare();
   if (args.includes('--warm')) {
     warming = true;
