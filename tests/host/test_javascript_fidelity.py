@@ -290,3 +290,4 @@ def test_an_import_in_a_string_or_a_dynamic_import_is_left_alone() -> None:
     result = _js(source)
     assert result.status is Status.OK, result.error
     assert result.value == ["import x from './nowhere'", "function"]
+
