@@ -219,6 +219,14 @@ SCENARIOS: tuple[Scenario, ...] = (
              "before the program runs, at the import's line", ("R-JS-3", "R-DONE-2"),
              programs={"javascript": "console.log('not reached')\n"
                                      "import { helper } from './helpers.js'"}),
+    Scenario("js-changed-built-ins", "A JavaScript program that deletes and replaces built-ins "
+             "the guest could use still prints, calls and returns", ("R-JS-4", "R-CALL-1"),
+             bindings=("add",),
+             programs={"javascript": "delete globalThis.JSON\ndelete globalThis.Math\n"
+                                     "Array.prototype.push = () => { throw new Error('push') }\n"
+                                     "Map.prototype.get = () => { throw new Error('get') }\n"
+                                     "console.log('still printing')\n"
+                                     "return [await add(1, 2), { a: [1] }]"}),
     Scenario("integral-float", "An integral float stays a float, an integer an integer",
              ("R-MAP-2", "R-CBOR-2"),
              programs={"python": "return [3.0, 10 / 2, 3, 10 // 2, -0.0]"}),

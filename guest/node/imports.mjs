@@ -37,9 +37,10 @@ export const mayHaveModuleSyntax = (source) => /\b(?:import|export)\b/.test(sour
  * this file), or null when it has none. `names.importer` and `names.meta`
  * are the names of the guest's loader and of `import.meta` in the program's
  * scope; `strip(text)` strips a TypeScript declaration's types. Returns
- * `{ source, hoisted, widened, meta }`: `hoisted` the bindings to put
- * before the body, `widened` as [line, column, width] where the text grew,
- * `meta` whether the program reads `import.meta`. Throws a SyntaxError
+ * `{ source, hoisted, widened, meta, module }`: `hoisted` the bindings to
+ * put before the body, `widened` as [line, column, width] where the text
+ * grew, `meta` whether the program reads `import.meta`, `module` whether it
+ * is written as an ES module (strict code, as under Node). Throws a SyntaxError
  * with `programLine` for an import it cannot read.
  */
 export function moduleSyntax(source, names, strip = null) {
@@ -88,7 +89,9 @@ export function moduleSyntax(source, names, strip = null) {
     hoisted.push(binding(declaration(strip ? strip(text, line) : text, line), `__tether_import_${n + 1}__`,
       line, names.importer));
   });
-  return { ...apply(source, edits), hoisted: hoisted.join(''), meta };
+  // A module: what only a module may hold (an import, an export, import.meta), not a shebang alone.
+  const module = meta || imports.length > 0 || edits.length > (source.startsWith('#!') ? 1 : 0);
+  return { ...apply(source, edits), hoisted: hoisted.join(''), meta, module };
 }
 
 /** The index of the last token of the import declaration at `i`: its module's name, attributes, `;`. */

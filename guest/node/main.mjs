@@ -10,6 +10,7 @@
 // synchronously, so nothing printed is lost if the program then blocks the
 // event loop; reads come through the event loop.
 
+import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -25,9 +26,33 @@ import {
   frameHeader, nextState, valueExcess, valueItems, variableNameProblem,
 } from './codec.mjs';
 import { ValueModelError, fromWire, toWire } from './values.mjs';
+import {
+  ArrayBufferIsView, ArrayIsArray, ArrayPrototypeFilter, ArrayPrototypeIndexOf, ArrayPrototypeJoin, ArrayPrototypeMap,
+  ArrayPrototypePop, ArrayPrototypePush, ArrayPrototypeShift, ArrayPrototypeSlice, ArrayPrototypeSplice,
+  ArrayPrototypeUnshift, BufferByteLength, BufferFrom, TextDecoderPrototypeDecode,
+  TextEncoderPrototypeEncode,
+  ErrorCaptureStackTrace, ErrorCtor, Int32ArrayCtor, MapCtor, MapPrototypeGet, MapPrototypeSet, MathMax,
+  MathMin, NumberCtor, NumberIsNaN, ObjectAssign, ObjectGetOwnPropertyDescriptor, ObjectGetOwnPropertyNames,
+  ObjectGetPrototypeOf, ObjectHasOwn, ObjectPrototypeToString, ObjectValues, PromiseCtor, RangeErrorCtor,
+  ReflectApply, RegExpPrototypeExec, SafeMap, SafeSet, SafeWeakSet,
+  StringCtor, StringPrototypeCharCodeAt, StringPrototypeSlice, StringPrototypeSplit,
+  StringPrototypeStartsWith, StringPrototypeToWellFormed, SymbolCtor, TypeErrorCtor, TypedArrayPrototypeSlice,
+  TypedArrayPrototypeSubarray, Uint8ArrayCtor, mapKeys, uncurryThis,
+} from './primordials.mjs';
 import { positionalCount } from './arguments.mjs';
 import { topLevel } from './toplevel.mjs';
 import { mayHaveModuleSyntax, moduleSyntax } from './imports.mjs';
+
+// Node's own functions the guest calls while the program runs, taken now:
+// the program may replace them on their modules and prototypes (R-JS-4).
+const { writeSync } = fs;
+const { setImmediate: nextTurn } = globalThis;
+const EventEmitterPrototypeListeners = uncurryThis(EventEmitter.prototype.listeners);
+const EventEmitterPrototypeRemoveListener = uncurryThis(EventEmitter.prototype.removeListener);
+const SocketPrototypeRef = uncurryThis(net.Socket.prototype.ref);
+const SocketPrototypeUnref = uncurryThis(net.Socket.prototype.unref);
+const StringDecoderPrototypeWrite = uncurryThis(StringDecoder.prototype.write);
+const StringDecoderPrototypeEnd = uncurryThis(StringDecoder.prototype.end);
 
 const CHANNEL_FD = 3;
 const channel = { read: CHANNEL_FD, write: CHANNEL_FD }; // private descriptors over stdio
@@ -43,7 +68,7 @@ const ConsoleClass = console.Console;
 // program's 'exit' listeners, and the program's process.exit ends the run
 // instead (R-DONE-8).
 let reallyExit = process.reallyExit;
-const exit = (status) => reallyExit.call(process, status);
+const exit = (status) => ReflectApply(reallyExit, process, [status]);
 
 /**
  * A binding call that failed on the host (R-RESULT-5): `type`, `message` and
@@ -75,17 +100,23 @@ class Cancelled extends Error {
 // ---- the channel --------------------------------------------------------------------
 
 let nap; // made at the first nap: a startup snapshot cannot hold a SharedArrayBuffer
+// Taken at main(), before the program runs: a snapshot is built without
+// Atomics, and with a process object of its own.
+let AtomicsWait;
+let SharedArrayBufferCtor;
+let nextTick;
+let kill;
 
 function writeAll(bytes) {
   let offset = 0;
   while (offset < bytes.length) {
     try {
-      offset += fs.writeSync(channel.write, bytes, offset);
+      offset += writeSync(channel.write, bytes, offset);
     } catch (err) {
       if (err.code !== 'EAGAIN') throw err;
       // The host is draining the socket: a nap this short is about the time it
       // takes to read a full buffer (longer naps slow large results).
-      Atomics.wait(nap ??= new Int32Array(new SharedArrayBuffer(4)), 0, 0, 0.05);
+      AtomicsWait(nap ??= new Int32ArrayCtor(new SharedArrayBufferCtor(4)), 0, 0, 0.05);
     }
   }
 }
@@ -93,15 +124,15 @@ function writeAll(bytes) {
 const state = {
   phase: 'AWAIT_RUN', // then RUNNING, CANCELLING, FINISHED (spec §8)
   lastCallId: 0,
-  inFlight: new Map(), // call id -> {resolve}: settled with the RESULT's body
-  abandoned: new Set(), // ids cancelled in the program whose RESULT may still come
+  inFlight: new SafeMap(), // call id -> {resolve}: settled with the RESULT's body
+  abandoned: new SafeSet(), // ids cancelled in the program whose RESULT may still come
   cancelReason: '',
   waiting: [], // calls queued beyond max_calls_in_flight
   limits: null,
   decoder: new FrameDecoder(),
   run: null,
-  globalsBefore: new Set(), // the global object's names before the program ran
-  reserved: new Map(), // RUN's variables whose names JavaScript reserves
+  globalsBefore: new SafeSet(), // the global object's names before the program ran
+  reserved: new SafeMap(), // RUN's variables whose names JavaScript reserves
   capture: null, // () => [[name, getter]...] of the program's top-level names (§7.9)
   returned: null, // {value} once the program's body has returned
   exiting: false, // the program's 'exit' listeners are running
@@ -122,8 +153,8 @@ let channelSocket = null;
 
 function holdLoopForCalls() {
   if (channelSocket === null || !isRunning()) return;
-  if (callsPending()) channelSocket.ref();
-  else channelSocket.unref();
+  if (callsPending()) SocketPrototypeRef(channelSocket);
+  else SocketPrototypeUnref(channelSocket);
 }
 
 function send(type, body) {
@@ -132,7 +163,7 @@ function send(type, body) {
 
 function fail(err) {
   try {
-    send(TYPES.ERROR, { code: err.code ?? CODES.INTERNAL_ERROR, message: String(err.detail ?? err.message) });
+    send(TYPES.ERROR, { code: err.code ?? CODES.INTERNAL_ERROR, message: StringCtor(err.detail ?? err.message) });
   } catch {
     // the host is gone
   }
@@ -171,15 +202,15 @@ function onMessage({ type, name, body }) {
   if (type === TYPES.RUN) {
     start(body);
   } else if (type === TYPES.RESULT) {
-    const call = state.inFlight.get(Number(body.id));
-    if (call === undefined && state.abandoned.delete(Number(body.id))) return;
+    const call = state.inFlight.get(NumberCtor(body.id));
+    if (call === undefined && state.abandoned.delete(NumberCtor(body.id))) return;
     if (call === undefined) {
       throw new ProtocolError(CODES.INVALID_CALL_ID, `RESULT for unknown call ${body.id}`);
     }
-    state.inFlight.delete(Number(body.id));
+    state.inFlight.delete(NumberCtor(body.id));
     if (state.phase === 'FINISHED') return; // late result (R-STATE-4)
     call.resolve(body);
-    const next = state.waiting.shift();
+    const next = ArrayPrototypeShift(state.waiting);
     if (next) next();
     holdLoopForCalls();
   } else if (type === TYPES.CANCEL) {
@@ -194,13 +225,13 @@ function onMessage({ type, name, body }) {
 function output(stream, text) {
   // All of it, past output_bytes too: the host keeps the end (R-OUTPUT-3).
   if (!isRunning()) return;
-  const clean = text.toWellFormed(); // lone surrogates become U+FFFD (R-OUTPUT-2)
+  const clean = StringPrototypeToWellFormed(text); // lone surrogates become U+FFFD (R-OUTPUT-2)
   let start = 0;
   while (start < clean.length) {
-    let end = Math.min(start + OUTPUT_CHUNK, clean.length);
-    const code = clean.charCodeAt(end - 1);
+    let end = MathMin(start + OUTPUT_CHUNK, clean.length);
+    const code = StringPrototypeCharCodeAt(clean, end - 1);
     if (end < clean.length && code >= 0xd800 && code <= 0xdbff) end += 1; // keep the pair
-    const piece = clean.slice(start, end);
+    const piece = StringPrototypeSlice(clean, start, end);
     send(TYPES.OUTPUT, { stream, text: piece });
     start = end;
   }
@@ -210,15 +241,17 @@ function output(stream, text) {
  * Each stream's bytes as text (R-OUTPUT-4): a character split across two
  * writes is held back until the next write to its stream completes it.
  */
-const decoders = new Map();
+const decoders = new SafeMap();
 let bytesWritten = false; // since the last flush: a program that writes only text never flushes
 
 /** What the decoders hold, but `except`'s, as U+FFFD: before a CALL, DONE, or a write elsewhere. */
 function flushOutput(except = null) {
   if (!bytesWritten) return;
   bytesWritten = except !== null; // the bytes `except` holds stay held
-  for (const [stream, decoder] of decoders) {
-    const rest = stream === except ? '' : decoder.end(); // end() leaves the decoder empty, to use again
+  for (const entry of decoders) {
+    const stream = entry[0];
+    // end() leaves the decoder empty, to use again
+    const rest = stream === except ? '' : StringDecoderPrototypeEnd(entry[1]);
     if (rest) output(stream, rest);
   }
 }
@@ -230,13 +263,15 @@ function captureOutput() {
     target.write = (chunk, encoding, callback) => {
       // Node's write(chunk[, encoding][, callback]): a string in another
       // encoding (hex, base64, latin1...) stands for its bytes.
-      const bytes = typeof chunk !== 'string' ? Buffer.from(chunk)
-        : typeof encoding === 'string' && !/^utf-?8$/i.test(encoding) ? Buffer.from(chunk, encoding) : null;
+      // A typed array goes to the decoder as it is: Buffer.from would call its valueOf.
+      const bytes = typeof chunk !== 'string' ? (ArrayBufferIsView(chunk) ? chunk : BufferFrom(chunk))
+        : typeof encoding === 'string' && RegExpPrototypeExec(/^utf-?8$/i, encoding) === null
+          ? BufferFrom(chunk, encoding) : null;
       flushOutput(bytes === null ? null : stream); // a string completes no held bytes
       if (bytes !== null) bytesWritten = true;
-      output(stream, bytes === null ? chunk : decoder.write(bytes));
+      output(stream, bytes === null ? chunk : StringDecoderPrototypeWrite(decoder, bytes));
       const done = typeof encoding === 'function' ? encoding : callback;
-      if (typeof done === 'function') process.nextTick(done);
+      if (typeof done === 'function') nextTick(done);
       return true;
     };
   }
@@ -247,7 +282,9 @@ function captureOutput() {
 /** A binding shows the host's description: `doc`, `signature`, and toString() as declared. */
 function makeBinding({ name, signature, doc }) {
   const positional = positionalCount(signature);
-  const binding = async (...args) => call(name, args, binding, positional);
+  // Not async: an async function returning call()'s promise would settle
+  // through its `then`, which the program may have replaced (R-JS-4).
+  const binding = (...args) => call(name, args, binding, positional);
   const text = `${doc ? `${doc}\n` : ''}declare function ${name}${signature ?? '(...args: any[]): Promise<any>'};`;
   Object.defineProperties(binding, {
     name: { value: name },
@@ -263,7 +300,7 @@ function makeBinding({ name, signature, doc }) {
  * the program's `e.stack` shows its own frames, not the guest's and its path.
  */
 function fromProgram(error, above) {
-  Error.captureStackTrace(error, above);
+  ErrorCaptureStackTrace(error, above);
   return error;
 }
 
@@ -277,12 +314,12 @@ async function call(name, programArgs, binding, positional = null) {
   // send the whole array with each element.
   if (positional !== null && count > positional) count = positional;
   while (count > 0 && programArgs[count - 1] === undefined) count -= 1;
-  const wireArgs = programArgs.slice(0, count).map((arg, i) => {
+  const wireArgs = ArrayPrototypeMap(ArrayPrototypeSlice(programArgs, 0, count), (arg, i) => {
     try {
       return toWire(arg, depth);
     } catch (err) {
       if (err instanceof ValueModelError) {
-        throw fromProgram(new TypeError(`${name}() argument ${i + 1}: ${err.message}`), binding);
+        throw fromProgram(new TypeErrorCtor(`${name}() argument ${i + 1}: ${err.message}`), binding);
       }
       throw err;
     }
@@ -291,24 +328,24 @@ async function call(name, programArgs, binding, positional = null) {
   // As [args, kwargs], kwargs empty (a0): 2 bytes and 2 items more.
   const excess = valueExcess(args.bytes, maxBytes, -2, -2);
   if (excess?.kind === 'bytes') {
-    throw fromProgram(new RangeError(`${name}() arguments take ${excess.amount} bytes, over the limit of ${maxBytes} (value_bytes)`), binding);
+    throw fromProgram(new RangeErrorCtor(`${name}() arguments take ${excess.amount} bytes, over the limit of ${maxBytes} (value_bytes)`), binding);
   }
   if (excess !== null) {
-    throw fromProgram(new RangeError(`${name}() arguments hold more than ${excess.amount} values (value_bytes / 16)`), binding);
+    throw fromProgram(new RangeErrorCtor(`${name}() arguments hold more than ${excess.amount} values (value_bytes / 16)`), binding);
   }
   let queued = false;
   while (state.inFlight.size >= maxCalls && isRunning()) { // R-CALL-3: queue in the guest
     queued = true;
-    await new Promise((resolve) => state.waiting.push(resolve));
+    await new PromiseCtor((resolve) => ArrayPrototypePush(state.waiting, resolve));
   }
-  if (state.phase === 'FINISHED') return new Promise(() => {}); // the run is over
+  if (state.phase === 'FINISHED') return new PromiseCtor(() => {}); // the run is over
   // R-CANCEL-2: a queued call is cancelled with the rest
   if (queued && state.phase === 'CANCELLING') throw fromProgram(new Cancelled(state.cancelReason), call);
   const id = ++state.lastCallId;
-  const settled = new Promise((resolve) => state.inFlight.set(id, { resolve }));
+  const settled = new PromiseCtor((resolve) => state.inFlight.set(id, { resolve }));
   holdLoopForCalls();
   flushOutput();
-  send(TYPES.CALL, { id, name, args, kwargs: new Map() });
+  send(TYPES.CALL, { id, name, args, kwargs: new MapCtor() });
   const result = await settled;
   // Raised here, inside the program's await chain, so the stack shows its line.
   if (result.cancelled !== undefined) throw fromProgram(new Cancelled(result.cancelled), call);
@@ -341,9 +378,15 @@ function compile(source, language, names, options = {}) {
     ? moduleSyntax(source, { importer: IMPORT, meta: META }, language === 'typescript' ? stripTypes : null)
     : null;
   state.meta = modular?.meta ?? false;
-  const prefix = (nested // on line 1: lines keep their numbers
-    ? `(function (${[...names, REGISTER].join(', ')}) { return async function () { ${REGISTER}(${CAPTURE});`
-    : `(function (${names.join(', ')}) { return async function () {`) + (modular?.hoisted ?? '');
+  // On line 1, so that lines keep their numbers. A module is strict code, as
+  // under Node. The body awaits once before the program's first statement
+  // (after its directives): the promise it returns is then settled through
+  // `then` before the program could replace it (R-JS-4).
+  const strict = modular !== null && modular.module ? "'use strict'; " : '';
+  const head = nested
+    ? `(function (${[...names, REGISTER].join(', ')}) { ${strict}return async function () { await ${REGISTER}(${CAPTURE});`
+    : `(function (${names.join(', ')}) { ${strict}return async function () {${directives(source) ? '' : ' await null;'}`;
+  const prefix = head + (modular?.hoisted ?? '');
   prefixLength = prefix.length;
   inserted = [[1, 0, prefixLength], ...(modular?.widened ?? [])];
   let code = `${prefix}${modular?.source ?? source}\n}; })`;
@@ -370,6 +413,9 @@ function compile(source, language, names, options = {}) {
   }
   return script.runInThisContext();
 }
+
+/** Whether `source` may start with a directive ('use strict'), which must stay its first statement. */
+const directives = (source) => RegExpPrototypeExec(/^(?:\s|\/\/[^\n]*\n|\/\*[\s\S]*?\*\/)*['"]/, source) !== null;
 
 /** Whether the caret of a syntax error's stack (as V8 shows it) is at `@name`. */
 function atDecorator(stack) {
@@ -457,28 +503,44 @@ function programMeta() {
  * `compiling`: the error is the program's own syntax error, shown at its line.
  */
 function describe(err, compiling = false) {
-  if (!(err instanceof Error)) {
+  if (!(err instanceof ErrorCtor)) {
     return { type: 'Error', message: `uncaught ${typeof err}: ${shown(err)}`, traceback: '' };
   }
   const stack = typeof err.stack === 'string' ? err.stack : '';
-  const frames = stack.split('\n')
-    .filter((line) => /^\s+at .*<program>:\d+:\d+/.test(line))
-    .map((line) => line.replace(/<program>:(\d+):(\d+)/g,
-      (_, row, col) => `<program>:${row}:${programColumn(Number(row), Number(col))}`));
+  const frames = ArrayPrototypeMap(
+    ArrayPrototypeFilter(StringPrototypeSplit(stack, '\n'),
+      (line) => RegExpPrototypeExec(/^\s+at .*<program>:\d+:\d+/, line) !== null),
+    programPositions);
   let line = err.programLine;
-  if (line === undefined && frames.length > 0) line = Number(/<program>:(\d+):/.exec(frames[0])[1]);
+  if (line === undefined && frames.length > 0) line = NumberCtor(RegExpPrototypeExec(/<program>:(\d+):/, frames[0])[1]);
   if (line === undefined && compiling) {
-    const where = /^<program>:(\d+)/.exec(stack);
-    if (where) line = Number(where[1]);
+    const where = RegExpPrototypeExec(/^<program>:(\d+)/, stack);
+    if (where) line = NumberCtor(where[1]);
   }
   const type = errorType(err);
   const message = err instanceof BindingError ? err.text : textOf(err.message);
-  const header = `${type}: ${message}`;
   // Only there: a SyntaxError the program throws or JSON.parse raises has frames instead.
-  const where = compiling && line !== undefined ? syntaxContext(stack, line) : [];
-  const error = { type, message, traceback: [...where, header, ...frames].join('\n') + '\n' };
+  const lines = compiling && line !== undefined ? syntaxContext(stack, line) : [];
+  ArrayPrototypePush(lines, `${type}: ${message}`);
+  for (let i = 0; i < frames.length; i++) ArrayPrototypePush(lines, frames[i]);
+  const error = { type, message, traceback: `${ArrayPrototypeJoin(lines, '\n')}\n` };
   if (line !== undefined) error.line = line;
   return error;
+}
+
+const POSITION = /<program>:(\d+):(\d+)/g;
+
+/** A frame's `<program>:LINE:COLUMN`s with the columns of the program's source (programColumn). */
+function programPositions(frame) {
+  let out = '';
+  let at = 0;
+  POSITION.lastIndex = 0;
+  for (let match = RegExpPrototypeExec(POSITION, frame); match !== null; match = RegExpPrototypeExec(POSITION, frame)) {
+    const row = NumberCtor(match[1]);
+    out += `${StringPrototypeSlice(frame, at, match.index)}<program>:${row}:${programColumn(row, NumberCtor(match[2]))}`;
+    at = match.index + match[0].length;
+  }
+  return out + StringPrototypeSlice(frame, at);
 }
 
 /** A thrown value as Node shows it uncaught (R-DONE-6): a string as it is, else util.inspect's text. */
@@ -494,10 +556,10 @@ function shown(value) {
 /** `String(value)`, or where that throws (an object without a prototype) its kind. */
 function textOf(value) {
   try {
-    return String(value);
+    return StringCtor(value);
   } catch {
     try {
-      return Object.prototype.toString.call(value); // `[object Object]`
+      return ObjectPrototypeToString(value); // `[object Object]`
     } catch {
       return `[${typeof value}]`; // a Proxy's trap threw
     }
@@ -513,10 +575,10 @@ function textOf(value) {
 function errorType(err) {
   try {
     let holder = err;
-    while (holder !== null && !Object.hasOwn(holder, 'name')) holder = Object.getPrototypeOf(holder);
-    const own = holder === err || holder === Object.getPrototypeOf(err);
+    while (holder !== null && !ObjectHasOwn(holder, 'name')) holder = ObjectGetPrototypeOf(holder);
+    const own = holder === err || holder === ObjectGetPrototypeOf(err);
     const name = own ? err.name : err.constructor?.name;
-    return (typeof name === 'string' && name) || String(err.name || 'Error');
+    return (typeof name === 'string' && name) || StringCtor(err.name || 'Error');
   } catch {
     return 'Error'; // a getter or proxy trap of the program's threw
   }
@@ -525,7 +587,10 @@ function errorType(err) {
 /** A 1-based column of the compiled code as a column of the program's source line. */
 function programColumn(line, column) {
   let at = column - 1;
-  for (const [row, where, width] of inserted) { // by column: each undone in turn
+  for (let i = 0; i < inserted.length; i++) { // by column: each undone in turn
+    const row = inserted[i][0];
+    const where = inserted[i][1];
+    const width = inserted[i][2];
     if (row === line && at >= where + width) at -= width;
     else if (row === line && at >= where) at = where; // inside the inserted text
   }
@@ -534,10 +599,10 @@ function programColumn(line, column) {
 
 /** Where a syntax error is, as V8 shows it: `<program>:2`, the line, a caret. */
 function syntaxContext(stack, line) {
-  const shown = /^<program>:\d+\n(.*)\n(.*)\n/.exec(stack);
+  const shown = RegExpPrototypeExec(/^<program>:\d+\n(.*)\n(.*)\n/, stack);
   if (!shown) return [`<program>:${line}`];
   const cut = line === 1 ? prefixLength : 0; // line 1 starts with the wrapper's prefix
-  return [`<program>:${line}`, shown[1].slice(cut), shown[2].slice(cut)];
+  return [`<program>:${line}`, StringPrototypeSlice(shown[1], cut), StringPrototypeSlice(shown[2], cut)];
 }
 
 function finish(done) {
@@ -545,7 +610,7 @@ function finish(done) {
     ? { ...done, error: fitError(done.error, state.limits.value_bytes + ENVELOPE_OVERHEAD) } : done;
   if (state.run?.variables !== undefined && fitted.error?.type !== 'Cancelled') {
     const size = encodePayload(fitted).length;
-    Object.assign(fitted, collectVariables(size));
+    ObjectAssign(fitted, collectVariables(size));
   }
   finishWith(encodeMessage(TYPES.DONE, fitted));
 }
@@ -557,25 +622,31 @@ const MAX_ERROR_TYPE_BYTES = 256;
  * bytes: the traceback is shortened first, then the message.
  */
 function fitError(error, budget) {
-  const fixed = { ...error, type: cut(String(error.type).toWellFormed(), MAX_ERROR_TYPE_BYTES),
-    message: String(error.message).toWellFormed(), traceback: String(error.traceback).toWellFormed() };
-  const size = (e) => encodePayload(new Map([['error', e]])).length;
+  const fixed = ObjectAssign({}, error, {
+    type: cut(StringPrototypeToWellFormed(StringCtor(error.type)), MAX_ERROR_TYPE_BYTES),
+    message: StringPrototypeToWellFormed(StringCtor(error.message)),
+    traceback: StringPrototypeToWellFormed(StringCtor(error.traceback)),
+  });
+  const size = (e) => encodePayload({ error: e }).length;
   if (size(fixed) <= budget) return fixed;
   // Room for the two texts: what the rest takes, and up to 8 bytes of lengths.
-  const room = Math.max(0, budget - size({ ...fixed, message: '', traceback: '' }) - 8);
+  const room = MathMax(0, budget - size(ObjectAssign({}, fixed, { message: '', traceback: '' })) - 8);
   const message = cut(fixed.message, room);
-  return { ...fixed, message, traceback: cut(fixed.traceback, room - Buffer.byteLength(message)) };
+  return ObjectAssign(fixed, { message, traceback: cut(fixed.traceback, room - BufferByteLength(message)) });
 }
 
 /** `text` within `limit` UTF-8 bytes, cut at a code point, ending with an ellipsis when cut. */
 function cut(text, limit) {
-  const bytes = Buffer.from(text);
+  const bytes = TextEncoderPrototypeEncode(utf8Encoder, text);
   if (bytes.length <= limit) return text;
   if (limit < 3) return '';
   let end = limit - 3;
   while (end > 0 && (bytes[end] & 0xc0) === 0x80) end -= 1; // not inside a character
-  return `${bytes.subarray(0, end).toString('utf8')}\u2026`;
+  return `${TextDecoderPrototypeDecode(utf8Decoder, TypedArrayPrototypeSubarray(bytes, 0, end))}\u2026`;
 }
+
+const utf8Encoder = new TextEncoder();
+const utf8Decoder = new TextDecoder();
 
 /**
  * DONE's `variables` and `dropped` (R-VARS-4, R-VARS-5): the values of the
@@ -584,60 +655,75 @@ function cut(text, limit) {
  */
 function collectVariables(size) {
   const { max_depth: depth, variables_bytes: variablesBytes, frame_bytes: frameBytes } = state.limits;
-  let budget = Math.min(variablesBytes, frameBytes - 1024 - size);
-  let itemsLeft = valueItems(Math.max(budget, 0));
-  const variables = new Map();
+  let budget = MathMin(variablesBytes, frameBytes - 1024 - size);
+  let itemsLeft = valueItems(MathMax(budget, 0));
+  const variables = new MapCtor();
   const reasons = [];
-  const getters = state.capture ? state.capture() : [...state.run.variables.keys()]
-    .filter((name) => !state.reserved.has(name))
-    .map((name) => [name, () => fromWire(state.run.variables.get(name))]);
-  for (const [name, value] of state.reserved) getters.push([name, () => fromWire(value)]);
-  const declared = new Set(getters.map(([name]) => name));
-  for (const name of Object.getOwnPropertyNames(globalThis)) { // `x = 1` without a declaration
-    if (!state.globalsBefore.has(name) && !declared.has(name)) {
-      const descriptor = Object.getOwnPropertyDescriptor(globalThis, name);
-      if (descriptor && 'value' in descriptor) getters.push([name, () => descriptor.value]);
+  let getters = [];
+  if (state.capture) {
+    getters = state.capture();
+  } else {
+    const names = mapKeys(state.run.variables);
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i];
+      if (!state.reserved.has(name)) {
+        ArrayPrototypePush(getters, [name, () => fromWire(MapPrototypeGet(state.run.variables, name))]);
+      }
     }
   }
-  for (const [name, get] of getters) {
+  for (const entry of state.reserved) ArrayPrototypePush(getters, [entry[0], () => fromWire(entry[1])]);
+  const declared = new SafeSet();
+  for (let i = 0; i < getters.length; i++) declared.add(getters[i][0]);
+  const globals = ObjectGetOwnPropertyNames(globalThis);
+  for (let i = 0; i < globals.length; i++) { // `x = 1` without a declaration
+    const name = globals[i];
+    if (!state.globalsBefore.has(name) && !declared.has(name)) {
+      const descriptor = ObjectGetOwnPropertyDescriptor(globalThis, name);
+      if (descriptor && ObjectHasOwn(descriptor, 'value')) ArrayPrototypePush(getters, [name, () => descriptor.value]);
+    }
+  }
+  for (let i = 0; i < getters.length; i++) {
+    const name = getters[i][0];
     let value;
     try {
-      value = get();
+      value = getters[i][1]();
     } catch {
       continue; // still in its temporal dead zone: never assigned
     }
-    if (value === undefined || typeof value === 'function' || name.startsWith('_') || isModule(value)) continue;
+    if (value === undefined || typeof value === 'function' || StringPrototypeStartsWith(name, '_') || isModule(value)) continue;
     const problem = variableNameProblem(name);
     if (problem) {
-      reasons.push([name, `the name ${problem}`]);
+      ArrayPrototypePush(reasons, [name, `the name ${problem}`]);
       continue;
     }
     if (surelyOver(value, budget, itemsLeft)) { // not converted: it could take long
-      reasons.push([name, `$: is over what is left of variables_bytes (${Math.max(budget, 0)} bytes, ${itemsLeft} values)`]);
+      ArrayPrototypePush(reasons, [name, `$: is over what is left of variables_bytes (${MathMax(budget, 0)} bytes, ${itemsLeft} values)`]);
       continue;
     }
     let wire;
     try {
       wire = toWire(value, depth);
     } catch (err) {
-      reasons.push([name, err instanceof ValueModelError ? err.message : `$: cannot be converted: ${err}`]);
+      ArrayPrototypePush(reasons, [name, err instanceof ValueModelError ? err.message : `$: cannot be converted: ${err}`]);
       continue;
     }
-    const encoded = encodePayload(new Map([[name, wire]]));
+    const encoded = encodePayload(oneEntry(name, wire));
     const items = countItems(encoded, itemsLeft + 2);
     if (encoded.length > budget || items - 2 > itemsLeft) {
-      reasons.push([name, `$: takes ${encoded.length} bytes, over what is left of variables_bytes (${Math.max(budget, 0)})`]);
+      ArrayPrototypePush(reasons, [name, `$: takes ${encoded.length} bytes, over what is left of variables_bytes (${MathMax(budget, 0)})`]);
       continue;
     }
-    variables.set(name, wire);
+    MapPrototypeSet(variables, name, wire);
     budget -= encoded.length;
     itemsLeft -= items - 1;
   }
-  const dropped = new Map();
-  for (const [name, reason] of reasons) { // after the values: the values matter more
-    const cost = encodePayload(new Map([[name, reason]])).length;
+  const dropped = new MapCtor();
+  for (let i = 0; i < reasons.length; i++) { // after the values: the values matter more
+    const name = reasons[i][0];
+    const reason = reasons[i][1];
+    const cost = encodePayload(oneEntry(name, reason)).length;
     if (cost <= budget && itemsLeft >= 2) { // its name and its reason
-      dropped.set(name, reason);
+      MapPrototypeSet(dropped, name, reason);
       budget -= cost;
       itemsLeft -= 2;
     }
@@ -645,11 +731,18 @@ function collectVariables(size) {
   return { dropped, variables };
 }
 
+/** A wire map of one entry. */
+function oneEntry(key, value) {
+  const map = new MapCtor();
+  MapPrototypeSet(map, key, value);
+  return map;
+}
+
 function finishWith(...parts) {
   if (state.phase === 'FINISHED') return;
   flushOutput();
   state.phase = 'FINISHED';
-  for (const part of parts) writeAll(part);
+  for (let i = 0; i < parts.length; i++) writeAll(parts[i]);
   exit(0); // R-DONE-4: nothing of the program outlives DONE
 }
 
@@ -663,7 +756,7 @@ function finishWithValue(value) {
     finish({ error: { type: 'TypeError', message: `return value ${err.message}`, traceback: '' } });
     return;
   }
-  const payload = encodePayload(new Map([['value', wire]]));
+  const payload = encodePayload(oneEntry('value', wire));
   const excess = valueExcess(payload, maxBytes, DONE_ENVELOPE, 2); // encoded once: it is the slow part
   let problem = null;
   if (excess?.kind === 'bytes') {
@@ -693,7 +786,7 @@ function finishWithValue(value) {
 function programExit(...code) {
   if (code.length > 0) process.exitCode = code[0]; // Node's setter refuses what exit() would
   if (state.exiting) throw EXIT_IN_LISTENER;
-  const where = fromProgram(new Error(), programExit);
+  const where = fromProgram(new ErrorCtor(), programExit);
   try {
     if (isRunning() && runExitListeners()) {
       const status = exitStatus();
@@ -710,17 +803,18 @@ const isRunning = () => state.phase === 'RUNNING' || state.phase === 'CANCELLING
 function stop(reason) {
   if (isRunning()) {
     // Waiting on no call: where the last timer still to fire was set, if any (R-CANCEL-4).
-    const waiting = [...timers.values()].at(-1);
+    let waiting;
+    for (const where of timers.values()) waiting = where;
     const error = waiting === undefined
       ? { type: 'Cancelled', message: `the run was cancelled: ${reason}`, traceback: '' }
-      : describe(Object.assign(new Cancelled(reason), { stack: waiting.stack }));
+      : describe(ObjectAssign(new Cancelled(reason), { stack: waiting.stack }));
     finish({ error });
   }
   exit(0);
 }
 
 /** The timers the program set that have not fired, each with the stack where it was set. */
-const timers = new Map();
+const timers = new SafeMap();
 
 /**
  * setTimeout and setInterval remember where the program called them (an
@@ -730,18 +824,19 @@ const timers = new Map();
 function watchTimers() {
   const { setTimeout: once, setInterval: every, clearTimeout, clearInterval } = globalThis;
   const watched = (set, repeats) => function (callback, ...rest) {
-    const where = new Error('set here');
+    const where = new ErrorCtor('set here');
     const fire = typeof callback !== 'function' || repeats ? callback : function (...args) {
       timers.delete(timer);
-      return callback.apply(this, args);
+      return ReflectApply(callback, this, args);
     };
-    const timer = set.call(this, fire, ...rest);
+    ArrayPrototypeUnshift(rest, fire);
+    const timer = ReflectApply(set, this, rest);
     timers.set(timer, where);
     return timer;
   };
   const forget = (clear) => function (timer) {
     timers.delete(timer);
-    return clear.call(this, timer);
+    return ReflectApply(clear, this, [timer]);
   };
   globalThis.setTimeout = Object.assign(watched(once, false), once);
   globalThis.setInterval = watched(every, true);
@@ -758,12 +853,13 @@ function cancel(reason) {
   if (state.inFlight.size === 0) stop(reason);
   state.phase = 'CANCELLING';
   state.cancelReason = reason;
-  for (const [id, call] of state.inFlight) {
-    state.abandoned.add(id);
-    call.resolve({ cancelled: reason });
+  for (const entry of state.inFlight) {
+    state.abandoned.add(entry[0]);
+    entry[1].resolve({ cancelled: reason });
   }
   state.inFlight.clear();
-  for (const next of state.waiting.splice(0)) next();
+  const waiting = ArrayPrototypeSplice(state.waiting, 0);
+  for (let i = 0; i < waiting.length; i++) waiting[i]();
   holdLoopForCalls();
 }
 
@@ -776,14 +872,14 @@ function cancel(reason) {
  * host kills it after the grace.
  */
 function onTerminate() {
-  setImmediate(() => {
+  nextTurn(() => {
     if (state.phase !== 'RUNNING' && state.phase !== 'AWAIT_RUN') return;
-    process.removeListener('SIGTERM', onTerminate);
-    process.kill(process.pid, 'SIGTERM');
+    EventEmitterPrototypeRemoveListener(process, 'SIGTERM', onTerminate);
+    ReflectApply(kill, process, [process.pid, 'SIGTERM']);
   });
 }
 
-const LEAVING = Symbol('leaving'); // on surelyOver's stack after an object's values, the object below it
+const LEAVING = SymbolCtor('leaving'); // on surelyOver's stack after an object's values, the object below it
 
 /**
  * Whether `value` holds more than `items` items or `budget` bytes of text,
@@ -793,24 +889,24 @@ const LEAVING = Symbol('leaving'); // on surelyOver's stack after an object's va
  */
 function surelyOver(value, budget, items) {
   const stack = [value];
-  const within = new Set(); // the objects on the path to the item
+  const within = new SafeSet(); // the objects on the path to the item
   try {
     while (stack.length > 0) {
-      const item = stack.pop();
+      const item = ArrayPrototypePop(stack);
       if (item === LEAVING) {
-        within.delete(stack.pop());
+        within.delete(ArrayPrototypePop(stack));
         continue;
       }
       if (--items < 0) return true;
-      if (typeof item === 'string' || item instanceof Uint8Array) {
+      if (typeof item === 'string' || item instanceof Uint8ArrayCtor) {
         budget -= item.length;
         if (budget < 0) return true;
-      } else if (item !== null && typeof item === 'object' && !(item instanceof Map) && !within.has(item)) {
-        const values = Array.isArray(item) ? item : Object.values(item);
-        if (!Array.isArray(item)) items -= values.length; // the keys
+      } else if (item !== null && typeof item === 'object' && !(item instanceof MapCtor) && !within.has(item)) {
+        const values = ArrayIsArray(item) ? item : ObjectValues(item);
+        if (!ArrayIsArray(item)) items -= values.length; // the keys
         within.add(item);
-        stack.push(item, LEAVING);
-        for (let i = 0; i < values.length && i <= items; i++) stack.push(values[i]);
+        ArrayPrototypePush(stack, item, LEAVING);
+        for (let i = 0; i < values.length && i <= items; i++) ArrayPrototypePush(stack, values[i]);
       }
     }
   } catch {
@@ -846,7 +942,7 @@ let required;
 const programRequire = () => (required ??= recording(createRequire(path.join(process.cwd(), 'program.js'))));
 
 /** What the program's require() returned: modules, which R-VARS-4 leaves out of its variables. */
-const modules = new WeakSet();
+const modules = new SafeWeakSet();
 
 function recording(load) {
   const require = (id) => {
@@ -854,10 +950,11 @@ function recording(load) {
     if (exports !== null && typeof exports === 'object') modules.add(exports);
     return exports;
   };
-  return Object.assign(require, load); // its resolve, cache, main and extensions
+  return ObjectAssign(require, load); // its resolve, cache, main and extensions
 }
 
-const isModule = (value) => modules.has(value) || types.isModuleNamespaceObject(value); // a dynamic import's too
+const { isModuleNamespaceObject } = types;
+const isModule = (value) => modules.has(value) || isModuleNamespaceObject(value); // a dynamic import's too
 
 function start(run) {
   if (!LANGUAGES.includes(run.language)) {
@@ -886,7 +983,7 @@ function start(run) {
   }
   for (const [name, value] of variables) scope.set(name, fromWire(value));
   const capture = run.variables !== undefined;
-  if (capture) state.globalsBefore = new Set(Object.getOwnPropertyNames(globalThis));
+  if (capture) state.globalsBefore = new SafeSet(ObjectGetOwnPropertyNames(globalThis));
   if (capture || run.last_expression) {
     const register = (get) => { state.capture = capture ? get : null; };
     // The variables' values, for a body that declares one again with `var` (toplevel.mjs).
@@ -897,7 +994,8 @@ function start(run) {
     const ending = (err) => {
       // As in plain Node, a listener of the program's own handles the error
       // and the program goes on; with none, the error ends the run.
-      if (process.listeners(event).some((listener) => listener !== ending)) return;
+      const listeners = EventEmitterPrototypeListeners(process, event);
+      for (let i = 0; i < listeners.length; i++) if (listeners[i] !== ending) return;
       finish({ error: describe(err) });
     };
     process.on(event, ending);
@@ -980,10 +1078,10 @@ const EXIT_IN_LISTENER = Symbol('process.exit() in an exit listener');
  */
 function runExitListeners() {
   state.exiting = true;
-  const listeners = process.listeners('exit');
+  const listeners = EventEmitterPrototypeListeners(process, 'exit');
   try {
-    for (const listener of listeners.slice(listeners.indexOf(atExit) + 1)) {
-      listener.call(process, exitStatus());
+    for (let i = ArrayPrototypeIndexOf(listeners, atExit) + 1; i < listeners.length; i++) {
+      ReflectApply(listeners[i], process, [exitStatus()]);
     }
   } catch (err) {
     if (err === EXIT_IN_LISTENER) return true;
@@ -995,16 +1093,16 @@ function runExitListeners() {
 
 /** The status Node would exit with: process.exitCode, 0 when unset. */
 function exitStatus() {
-  const status = Number(process.exitCode ?? 0);
-  return Number.isNaN(status) ? 0 : status;
+  const status = NumberCtor(process.exitCode ?? 0);
+  return NumberIsNaN(status) ? 0 : status;
 }
 
 /** R-DONE-8: the error of an exit with `status`, at the line of `where` (an Error made there). */
 function systemExit(status, where) {
-  const error = where ?? new Error();
-  error.message = String(status);
+  if (where === null) return { type: 'SystemExit', message: StringCtor(status), traceback: '' };
+  const error = where;
+  error.message = StringCtor(status);
   error.name = 'SystemExit';
-  if (where === null) return { type: 'SystemExit', message: String(status), traceback: '' };
   return describe(error);
 }
 
@@ -1149,6 +1247,9 @@ function stdioChannel() {
 
 function main() {
   reallyExit = process.reallyExit;
+  ({ wait: AtomicsWait } = Atomics);
+  SharedArrayBufferCtor = SharedArrayBuffer;
+  ({ nextTick, kill } = process);
   console.Console ??= ConsoleClass;
   const transport = process.env.TETHER_TRANSPORT || 'fd3';
   if (transport !== 'fd3' && transport !== 'stdio') { // R-STDIO-4
@@ -1192,7 +1293,7 @@ function main() {
  */
 function reads(callback) {
   const buffer = Buffer.allocUnsafe(65536);
-  return { buffer, callback: (length) => { callback(Uint8Array.prototype.slice.call(buffer, 0, length)); } };
+  return { buffer, callback: (length) => { callback(TypedArrayPrototypeSlice(buffer, 0, length)); } };
 }
 
 // Built into a startup snapshot (snapshot.mjs), the guest starts at main()

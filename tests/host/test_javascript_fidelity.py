@@ -291,3 +291,80 @@ def test_an_import_in_a_string_or_a_dynamic_import_is_left_alone() -> None:
     assert result.status is Status.OK, result.error
     assert result.value == ["import x from './nowhere'", "function"]
 
+
+
+# ---- 4. the program cannot break the guest (R-JS-4) ------------------------------
+
+#: Replaces every method of the language's built-ins with one that throws, and
+#: deletes their globals: what the program does afterwards uses only what it
+#: took before (Node's own objects, which its console needs, are left alone).
+SABOTAGE = """\
+const U8 = Uint8Array, E = Error, TE = TypeError, P = Promise, log = console.log, err = console.error
+const intrinsics = [Array.prototype, Array, Object, Object.prototype, String.prototype, String,
+  Number, Number.prototype, Math, JSON, Reflect, Map.prototype, Set.prototype, WeakMap.prototype,
+  WeakSet.prototype, Promise.prototype, Promise, RegExp.prototype, Symbol, BigInt.prototype,
+  Object.getPrototypeOf(Uint8Array.prototype), Uint8Array.prototype, DataView.prototype,
+  TextEncoder.prototype, TextDecoder.prototype, Buffer, Buffer.prototype, Error, Atomics,
+  Object.getPrototypeOf([][Symbol.iterator]()), Object.getPrototypeOf(new Map().entries()),
+  Object.getPrototypeOf(new Set().values()), Function.prototype]
+const keep = { constructor: 1, call: 1, apply: 1, bind: 1, prepareStackTrace: 1, pop: 1, includes: 1 } // Node's own code needs these
+const { defineProperty, getOwnPropertyDescriptor } = Object, { ownKeys } = Reflect
+const doomed = []
+for (let t = 0; t < intrinsics.length; t++) {
+  const keys = ownKeys(intrinsics[t])
+  for (let k = 0; k < keys.length; k++) {
+    const d = getOwnPropertyDescriptor(intrinsics[t], keys[k])
+    if (keep[keys[k]] !== 1 && typeof d.value === 'function' && d.configurable) {
+      doomed[doomed.length] = [intrinsics[t], keys[k]]
+    }
+  }
+}
+const sabotaged = { value() { throw new E('sabotaged') }, configurable: true }
+for (let i = 0; i < doomed.length; i++) defineProperty(doomed[i][0], doomed[i][1], sabotaged)
+const globals = ['Math', 'JSON', 'Map', 'Set', 'WeakMap', 'WeakSet', 'Promise', 'Array',
+  'Object', 'Number', 'String', 'Symbol', 'BigInt', 'Error', 'TypeError', 'RangeError',
+  'Reflect', 'Uint8Array', 'DataView', 'TextEncoder', 'TextDecoder', 'Buffer', 'Atomics',
+  'Int32Array', 'SharedArrayBuffer', 'setImmediate']
+for (let i = 0; i < globals.length; i++) delete globalThis[globals[i]]
+"""
+
+
+def test_a_deleted_global_breaks_nothing() -> None:
+    result = _js("delete globalThis.Math\nconsole.log('done')")
+    assert (result.status, result.output) == (Status.OK, "done\n")
+
+
+@pytest.mark.parametrize("variables", [None, {}])
+def test_changing_the_built_ins_breaks_nothing_of_the_guest(variables: dict[str, Any] | None) -> None:
+    source = "const m = new Map([['k', 1]])\n" + SABOTAGE + (
+        "log('printed', 1)\nerr('and to stderr')\n"
+        "const head = new U8(2)\nhead[0] = 0xe2\nhead[1] = 0x82\nconst tail = new U8(1)\ntail[0] = 0xac\n"
+        "process.stdout.write(head)\nprocess.stdout.write(tail)\nlog()\n"
+        "const bytes = new U8(2)\nbytes[0] = 1\nbytes[1] = 2\n"
+        "const echoed = await echo({ list: [1, 2.5, 'three', null, true], bytes, m })\n"
+        "const kept = { n: 10n ** 30n, s: 'text' }\n"
+        "setTimeout(() => log('timer'), 1)\nreturn { echoed, m }")
+    result = _js(source, bindings={"echo": _echo}, variables=variables)
+    assert result.status is Status.OK, result.error
+    echoed = {"list": [1, 2.5, "three", None, True], "bytes": b"\x01\x02", "m": {"k": 1}}
+    assert result.value == {"echoed": echoed, "m": {"k": 1}}
+    assert result.output == "printed 1\nand to stderr\n€\ntimer\n"
+    if variables is not None:
+        assert result.variables is not None
+        assert result.variables["kept"] == {"n": 10**30, "s": "text"}
+
+
+@pytest.mark.parametrize("ending", [
+    "throw new TE('still typed')",
+    "new P((_, reject) => reject(new TE('still typed')))",
+])
+def test_an_error_after_changing_the_built_ins_is_reported(ending: str) -> None:
+    result = _js(SABOTAGE + "await echo([1])\n" + ending, bindings={"echo": _echo})
+    line = SABOTAGE.count("\n") + 2
+    assert _error(result) == ("TypeError", "still typed", line)
+
+
+def test_exit_after_changing_the_built_ins_is_reported() -> None:
+    result = _js(SABOTAGE + "process.on('exit', (c) => log('exit', c))\nprocess.exitCode = 3")
+    assert _error(result) == ("SystemExit", "3", None)
+    assert result.output == "exit 3\n"
