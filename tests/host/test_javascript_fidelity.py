@@ -368,3 +368,11 @@ def test_exit_after_changing_the_built_ins_is_reported() -> None:
     result = _js(SABOTAGE + "process.on('exit', (c) => log('exit', c))\nprocess.exitCode = 3")
     assert _error(result) == ("SystemExit", "3", None)
     assert result.output == "exit 3\n"
+
+
+def test_a_program_written_as_a_module_is_strict_code() -> None:
+    source = ("import { join } from 'node:path'\n"
+              "try { undeclared = 1 } catch (e) { console.log(e.name) }\nreturn typeof this")
+    result = _js(source)
+    assert (result.status, result.value, result.output) == (Status.OK, "undefined",
+                                                            "ReferenceError\n")
