@@ -55,7 +55,8 @@ const StringDecoderPrototypeWrite = uncurryThis(StringDecoder.prototype.write);
 const StringDecoderPrototypeEnd = uncurryThis(StringDecoder.prototype.end);
 
 const CHANNEL_FD = 3;
-const channel = { read: CHANNEL_FD, write: CHANNEL_FD }; // private descriptors over stdio
+/** The descriptors (private ones over stdio), and the socket that reads. */
+const channel = { read: CHANNEL_FD, write: CHANNEL_FD, socket: null };
 const LANGUAGES = ['javascript', 'typescript'];
 const FILENAME = '<program>';
 const OUTPUT_CHUNK = 16 * 1024; // characters per OUTPUT frame
@@ -64,11 +65,24 @@ const WRITE_APART = 64 * 1024; // payloads from this size on are written after t
 const VERSION = JSON.parse(fs.readFileSync(new URL('./package.json', import.meta.url))).version;
 // A guest started from a startup snapshot finds console.Console undefined: it is put back at main().
 const ConsoleClass = console.Console;
-// How the guest itself exits, taken at main(): process.exit would run the
-// program's 'exit' listeners, and the program's process.exit ends the run
-// instead (R-DONE-8).
-let reallyExit = process.reallyExit;
-const exit = (status) => ReflectApply(reallyExit, process, [status]);
+/**
+ * What the guest takes at main(), before the program runs (R-JS-4): a
+ * startup snapshot is built without Atomics, and with a process object of
+ * its own. `reallyExit` is how the guest itself exits: process.exit would
+ * run the program's 'exit' listeners, and the program's process.exit ends
+ * the run instead (R-DONE-8).
+ */
+const late = { reallyExit: process.reallyExit, nextTick: null, kill: null, atomicsWait: null, SharedArrayBuffer: null };
+
+function takeLate() {
+  late.reallyExit = process.reallyExit;
+  late.nextTick = process.nextTick;
+  late.kill = process.kill;
+  late.atomicsWait = Atomics.wait;
+  late.SharedArrayBuffer = SharedArrayBuffer;
+}
+
+const exit = (status) => ReflectApply(late.reallyExit, process, [status]);
 
 /**
  * A binding call that failed on the host (R-RESULT-5): `type`, `message` and
@@ -100,12 +114,6 @@ class Cancelled extends Error {
 // ---- the channel --------------------------------------------------------------------
 
 let nap; // made at the first nap: a startup snapshot cannot hold a SharedArrayBuffer
-// Taken at main(), before the program runs: a snapshot is built without
-// Atomics, and with a process object of its own.
-let AtomicsWait;
-let SharedArrayBufferCtor;
-let nextTick;
-let kill;
 
 function writeAll(bytes) {
   let offset = 0;
@@ -116,7 +124,7 @@ function writeAll(bytes) {
       if (err.code !== 'EAGAIN') throw err;
       // The host is draining the socket: a nap this short is about the time it
       // takes to read a full buffer (longer naps slow large results).
-      AtomicsWait(nap ??= new Int32ArrayCtor(new SharedArrayBufferCtor(4)), 0, 0, 0.05);
+      late.atomicsWait(nap ??= new Int32ArrayCtor(new late.SharedArrayBuffer(4)), 0, 0, 0.05);
     }
   }
 }
@@ -137,6 +145,7 @@ const state = {
   returned: null, // {value} once the program's body has returned
   exiting: false, // the program's 'exit' listeners are running
   meta: false, // the program reads import.meta
+  warming: false, // a pooled guest runs its own paths once while it waits for RUN (warm.mjs)
 };
 
 const REGISTER = '__tether_register__';
@@ -145,16 +154,14 @@ const IMPORT = '__tether_import__';
 const META = '__tether_meta__';
 
 /**
- * The channel's reading socket. Once the program runs, it keeps Node's
- * event loop alive only while a call is in flight: the run ends when the
- * loop has nothing else left (R-DONE-9).
+ * Once the program runs, the channel's socket keeps Node's event loop alive
+ * only while a call is in flight: the run ends when the loop has nothing
+ * else left (R-DONE-9).
  */
-let channelSocket = null;
-
 function holdLoopForCalls() {
-  if (channelSocket === null || !isRunning()) return;
-  if (callsPending()) SocketPrototypeRef(channelSocket);
-  else SocketPrototypeUnref(channelSocket);
+  if (channel.socket === null || !isRunning()) return;
+  if (callsPending()) SocketPrototypeRef(channel.socket);
+  else SocketPrototypeUnref(channel.socket);
 }
 
 function send(type, body) {
@@ -171,7 +178,7 @@ function fail(err) {
 }
 
 function onData(chunk) {
-  warming = false; // the host spoke (its RUN): whatever is left of the warm-up is skipped
+  state.warming = false; // the host spoke (its RUN): whatever is left of the warm-up is skipped
   try {
     state.decoder.push(chunk);
     for (let frame = state.decoder.next(); frame !== null; frame = state.decoder.next()) {
@@ -271,7 +278,7 @@ function captureOutput() {
       if (bytes !== null) bytesWritten = true;
       output(stream, bytes === null ? chunk : StringDecoderPrototypeWrite(decoder, bytes));
       const done = typeof encoding === 'function' ? encoding : callback;
-      if (typeof done === 'function') nextTick(done);
+      if (typeof done === 'function') late.nextTick(done);
       return true;
     };
   }
@@ -355,13 +362,13 @@ async function call(name, programArgs, binding, positional = null) {
 
 // ---- the program ---------------------------------------------------------------
 
-let prefixLength = 0;
 /**
- * The text compile() put before program code on a program line, as
- * [line, column, width] (column 0-based, in the program's own source),
- * by column: undone in the columns an error shows.
+ * What compile() put before the program's code: `prefixLength`, the
+ * wrapper's text on line 1, and `inserted`, each text put before program
+ * code on a program line as [line, column, width] (column 0-based, in the
+ * program's own source), by column: undone in the columns an error shows.
  */
-let inserted = [];
+const compiled = { prefixLength: 0, inserted: [] };
 
 /**
  * The program as a function of its scope's names, returning the program's
@@ -387,17 +394,17 @@ function compile(source, language, names, options = {}) {
     ? `(function (${[...names, REGISTER].join(', ')}) { ${strict}return async function () { await ${REGISTER}(${CAPTURE});`
     : `(function (${names.join(', ')}) { ${strict}return async function () {${directives(source) ? '' : ' await null;'}`;
   const prefix = head + (modular?.hoisted ?? '');
-  prefixLength = prefix.length;
-  inserted = [[1, 0, prefixLength], ...(modular?.widened ?? [])];
+  compiled.prefixLength = prefix.length;
+  compiled.inserted = [[1, 0, compiled.prefixLength], ...(modular?.widened ?? [])];
   let code = `${prefix}${modular?.source ?? source}\n}; })`;
   if (language === 'typescript') code = stripTypes(code);
   if (nested) {
     const edited = topLevel(code, { ...options, capture: CAPTURE, variables: options.variables });
     code = edited.code;
     for (const [line, column, width] of edited.inserted) {
-      inserted.push([line, line === 1 ? column - prefixLength : column, width]);
+      compiled.inserted.push([line, line === 1 ? column - compiled.prefixLength : column, width]);
     }
-    inserted.sort((a, b) => a[1] - b[1]);
+    compiled.inserted.sort((a, b) => a[1] - b[1]);
   }
   let script;
   try {
@@ -587,10 +594,10 @@ function errorType(err) {
 /** A 1-based column of the compiled code as a column of the program's source line. */
 function programColumn(line, column) {
   let at = column - 1;
-  for (let i = 0; i < inserted.length; i++) { // by column: each undone in turn
-    const row = inserted[i][0];
-    const where = inserted[i][1];
-    const width = inserted[i][2];
+  for (let i = 0; i < compiled.inserted.length; i++) { // by column: each undone in turn
+    const row = compiled.inserted[i][0];
+    const where = compiled.inserted[i][1];
+    const width = compiled.inserted[i][2];
     if (row === line && at >= where + width) at -= width;
     else if (row === line && at >= where) at = where; // inside the inserted text
   }
@@ -601,7 +608,7 @@ function programColumn(line, column) {
 function syntaxContext(stack, line) {
   const shown = RegExpPrototypeExec(/^<program>:\d+\n(.*)\n(.*)\n/, stack);
   if (!shown) return [`<program>:${line}`];
-  const cut = line === 1 ? prefixLength : 0; // line 1 starts with the wrapper's prefix
+  const cut = line === 1 ? compiled.prefixLength : 0; // line 1 starts with the wrapper's prefix
   return [`<program>:${line}`, StringPrototypeSlice(shown[1], cut), StringPrototypeSlice(shown[2], cut)];
 }
 
@@ -875,7 +882,7 @@ function onTerminate() {
   nextTurn(() => {
     if (state.phase !== 'RUNNING' && state.phase !== 'AWAIT_RUN') return;
     EventEmitterPrototypeRemoveListener(process, 'SIGTERM', onTerminate);
-    ReflectApply(kill, process, [process.pid, 'SIGTERM']);
+    ReflectApply(late.kill, process, [process.pid, 'SIGTERM']);
   });
 }
 
@@ -1113,10 +1120,9 @@ function systemExit(status, where) {
  * that arrives ends the warm-up (a guest taken at once does not pay for it).
  * Nothing here touches the program's scope or writes to fd 3.
  */
-let warming = false;
 
 function warmUp(steps = warmSteps()) {
-  if (!warming || steps.length === 0) return;
+  if (!state.warming || steps.length === 0) return;
   steps.shift()();
   setImmediate(() => warmUp(steps));
 }
@@ -1246,10 +1252,7 @@ function stdioChannel() {
 }
 
 function main() {
-  reallyExit = process.reallyExit;
-  ({ wait: AtomicsWait } = Atomics);
-  SharedArrayBufferCtor = SharedArrayBuffer;
-  ({ nextTick, kill } = process);
+  takeLate();
   console.Console ??= ConsoleClass;
   const transport = process.env.TETHER_TRANSPORT || 'fd3';
   if (transport !== 'fd3' && transport !== 'stdio') { // R-STDIO-4
@@ -1279,10 +1282,10 @@ function main() {
   const socket = new net.Socket({ fd: channel.read, readable: true, writable: false, onread: reads(onData) });
   socket.on('end', onEof);
   socket.on('error', onEof);
-  channelSocket = socket;
+  channel.socket = socket;
   prepare();
   if (args.includes('--warm')) {
-    warming = true;
+    state.warming = true;
     setImmediate(warmUp);
   }
 }
