@@ -24,6 +24,7 @@ const EventEmitterPrototypeRemoveListener = uncurryThis(EventEmitter.prototype.r
 const DONE_ENVELOPE = 7; // a1 65 "value": the bytes DONE adds around the value
 const WRITE_APART = 64 * 1024; // payloads from this size on are written after their header
 
+/** DONE with `done` (an error fitted, the variables added), once; then the guest exits. */
 export function finish(done) {
   const fitted = done.error && state.limits
     ? { ...done, error: fitError(done.error, state.limits.value_bytes + ENVELOPE_OVERHEAD) } : done;
@@ -42,6 +43,7 @@ function finishWith(...parts) {
   exit(0); // R-DONE-4: nothing of the program outlives DONE
 }
 
+/** DONE with the value returned, or the error of a value outside the model or over value_bytes. */
 export function finishWithValue(value) {
   const { max_depth: depth, value_bytes: maxBytes } = state.limits;
   let wire;
@@ -94,6 +96,7 @@ export function programExit(...code) {
   }
 }
 
+/** The host stopped the run (CANCEL with no call to raise in, SIGTERM, EOF): DONE Cancelled, and exit. */
 export function stop(reason) {
   if (isRunning()) {
     // Waiting on no call: where the last timer still to fire was set, if any (R-CANCEL-4).
