@@ -249,6 +249,37 @@ SCENARIOS: tuple[Scenario, ...] = (
                      "(JavaScript's Uint8Array, R-JS-2)",
              programs={"javascript": "const bytes = await echo(new Uint8Array([1, 2]))\n"
                                      "return [bytes.length, bytes.buffer.byteLength]"}),
+    Scenario("js-end-waits-timers", "The program ends when its language's runtime would "
+             "consider the script finished: a JavaScript timer still pending fires first",
+             ("R-DONE-9", "R-DONE-1"),
+             programs={"javascript": "setTimeout(() => console.log('later'), 20)\n"
+                                     "console.log('now')\nreturn 1"}),
+    Scenario("js-unhandled-rejection", "A JavaScript rejection that no handler takes ends the "
+             "run with its error, though nothing awaited it", ("R-DONE-9", "R-DONE-2"),
+             programs={"javascript": "async function main() {\n  await null\n"
+                                     "  throw new RangeError('main failed')\n}\nmain()"}),
+    Scenario("js-exit-code", "A JavaScript program that sets process.exitCode and ends as "
+             "usual exits with that status, after its exit listeners", ("R-DONE-8",),
+             programs={"javascript": "process.on('exit', (code) => console.log('exit', code))\n"
+                                     "process.exitCode = 2\nreturn 'ignored'"}),
+    Scenario("js-static-imports", "A JavaScript program written as an ES module imports "
+             "built-in modules; the lines after its imports keep their numbers",
+             ("R-JS-3", "R-DONE-2"),
+             programs={"javascript": "import { join } from 'node:path'\nimport * as os from 'os'\n"
+                                     "console.log(join('a', 'b'), typeof os.cpus)\n"
+                                     "throw new TypeError('line 4')"}),
+    Scenario("js-import-a-file", "A program is one file: importing a path ends the run "
+             "before the program runs, at the import's line", ("R-JS-3", "R-DONE-2"),
+             programs={"javascript": "console.log('not reached')\n"
+                                     "import { helper } from './helpers.js'"}),
+    Scenario("js-changed-built-ins", "A JavaScript program that deletes and replaces built-ins "
+             "the guest could use still prints, calls and returns", ("R-JS-4", "R-CALL-1"),
+             bindings=("add",),
+             programs={"javascript": "delete globalThis.JSON\ndelete globalThis.Math\n"
+                                     "Array.prototype.push = () => { throw new Error('push') }\n"
+                                     "Map.prototype.get = () => { throw new Error('get') }\n"
+                                     "console.log('still printing')\n"
+                                     "return [await add(1, 2), { a: [1] }]"}),
     Scenario("integral-float", "An integral float stays a float, an integer an integer",
              ("R-MAP-2", "R-CBOR-2"),
              applies="a language whose numbers keep integers and floats apart (R-MAP-2: "

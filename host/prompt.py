@@ -28,8 +28,11 @@ Write a {language} program: the body of an async function. Top-level `await` wor
 write the log. The functions declared below are already defined: call them with
 `await`, do not import them. A failed call rejects with a `BindingError` (`.type`,
 `.message`). Values passed to and from them are null, boolean, number, bigint,
-string, Uint8Array, arrays and plain objects. Node's built-in modules are
-available through `require`; use `Promise.all` to make calls concurrently.
+string, Uint8Array, arrays and plain objects. Node's built-in modules load
+with `import` or `require`; the program is one file, with no local modules to
+import. Use `Promise.all` to make calls concurrently. The program ends as
+`node` ends a script: pending timers run first, and an unhandled rejection or
+a non-zero `process.exitCode` fails it.
 """
 
 LANGUAGES = ("python", "javascript", "typescript")

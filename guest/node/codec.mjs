@@ -1,6 +1,21 @@
 // tether wire codec for JavaScript (spec §4-§9): frames, strict CBOR
 // payloads, message schemas and the guest's side of the state table.
-// Sans-IO: bytes in, messages out; messages in, bytes out.
+// Sans-IO: bytes in, messages out; messages in, bytes out. What runs while
+// a program runs uses the built-ins taken at start (primordials.mjs, R-JS-4).
+
+import {
+  ArrayIsArray, ArrayPrototypeJoin, ArrayPrototypeMap, ArrayPrototypePop, ArrayPrototypePush,
+  ArrayPrototypeShift, BigIntCtor, BigIntPrototypeToString, BufferByteLength, DataViewCtor, DataViewPrototypeGetBigUint64, DataViewPrototypeGetFloat32,
+  DataViewPrototypeGetFloat64, DataViewPrototypeGetUint16, DataViewPrototypeGetUint32,
+  DataViewPrototypeSetBigUint64, DataViewPrototypeSetFloat32, DataViewPrototypeSetFloat64,
+  DataViewPrototypeSetUint16, DataViewPrototypeSetUint32, ErrorCtor, MapCtor, MapPrototypeGet,
+  MapPrototypeHas, MapPrototypeSet, MathAbs,
+  MathFloor, MathFround, MathLog2, MathMax, MathMin, NumberCtor, NumberIsFinite, NumberIsInteger,
+  NumberIsNaN, NumberIsSafeInteger, NumberMaxSafeInteger, ObjectIs, ObjectKeys, RegExpPrototypeExec,
+  SafeMap, SafeSet, SafeWeakMap, StringPrototypeCharCodeAt, StringPrototypeStartsWith,
+  TextDecoderPrototypeDecode, TextEncoderPrototypeEncodeInto, TypedArrayPrototypeSet,
+  TypedArrayPrototypeSubarray, Uint8ArrayCtor, mapKeys,
+} from './primordials.mjs';
 
 export const MAGIC = [0x54, 0x48];
 export const VERSION = 1;
@@ -27,7 +42,7 @@ export const MIN_VALUE_ITEMS = 1024;
 
 /** The most data items one value may hold (spec §10, `value_items`). */
 export function valueItems(valueBytes) {
-  return Math.max(MIN_VALUE_ITEMS, Math.floor(valueBytes / BYTES_PER_ITEM));
+  return MathMax(MIN_VALUE_ITEMS, MathFloor(valueBytes / BYTES_PER_ITEM));
 }
 
 /**
@@ -36,7 +51,7 @@ export function valueItems(valueBytes) {
  * payload just ends the count (the decoder then says what is wrong).
  */
 export function countItems(bytes, limit) {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const view = new DataViewCtor(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let pos = 0;
   let count = 0;
   let remaining = 1;
@@ -47,9 +62,9 @@ export function countItems(bytes, limit) {
     let argument;
     if (info < 24) { argument = info; pos += 1; }
     else if (info === 24) { argument = bytes[pos + 1]; pos += 2; }
-    else if (info === 25) { if (pos + 3 > bytes.length) return count; argument = view.getUint16(pos + 1); pos += 3; }
-    else if (info === 26) { if (pos + 5 > bytes.length) return count; argument = view.getUint32(pos + 1); pos += 5; }
-    else if (info === 27) { if (pos + 9 > bytes.length) return count; argument = Number(view.getBigUint64(pos + 1)); pos += 9; }
+    else if (info === 25) { if (pos + 3 > bytes.length) return count; argument = DataViewPrototypeGetUint16(view, pos + 1); pos += 3; }
+    else if (info === 26) { if (pos + 5 > bytes.length) return count; argument = DataViewPrototypeGetUint32(view, pos + 1); pos += 5; }
+    else if (info === 27) { if (pos + 9 > bytes.length) return count; argument = NumberCtor(DataViewPrototypeGetBigUint64(view, pos + 1)); pos += 9; }
     else return count; // indefinite or reserved: malformed
     remaining -= 1;
     if (major === 6) { remaining += 1; continue; } // the tag's content is the item
@@ -93,7 +108,7 @@ const TYPE_NAMES = Object.fromEntries(Object.entries(TYPES).map(([k, v]) => [v, 
  * is UNEXPECTED_MESSAGE.
  */
 export const TRANSITIONS = (() => {
-  const table = new Map();
+  const table = new SafeMap();
   const add = (state, sender, type, next) => table.set(`${state} ${sender} ${type}`, next);
   add('AWAIT_HELLO', 'guest', 'HELLO', 'AWAIT_RUN');
   add('AWAIT_RUN', 'host', 'RUN', 'RUNNING');
@@ -128,7 +143,7 @@ export const CODES = Object.freeze({
 const CODE_NAMES = Object.fromEntries(Object.entries(CODES).map(([k, v]) => [v, k]));
 
 /** A protocol violation; `code` is the ERROR frame's code (spec §9). */
-export class ProtocolError extends Error {
+export class ProtocolError extends ErrorCtor {
   constructor(code, message) {
     super(`${CODE_NAMES[code]}: ${message}`);
     this.name = 'ProtocolError';
@@ -140,21 +155,22 @@ export class ProtocolError extends Error {
 // ---- frames (spec §4) ------------------------------------------------------
 
 export function encodeFrame(type, payload) {
-  const frame = new Uint8Array(HEADER_SIZE + payload.length);
-  frame.set(frameHeader(type, payload.length), 0);
-  frame.set(payload, HEADER_SIZE);
+  const frame = new Uint8ArrayCtor(HEADER_SIZE + payload.length);
+  TypedArrayPrototypeSet(frame, frameHeader(type, payload.length), 0);
+  TypedArrayPrototypeSet(frame, payload, HEADER_SIZE);
   return frame;
 }
 
 /** The header alone, to write a large payload after it without a copy. */
 export function frameHeader(type, length) {
-  const header = new Uint8Array(HEADER_SIZE);
-  const view = new DataView(header.buffer);
-  header.set(MAGIC, 0);
+  const header = new Uint8ArrayCtor(HEADER_SIZE);
+  const view = new DataViewCtor(header.buffer);
+  header[0] = MAGIC[0];
+  header[1] = MAGIC[1];
   header[2] = VERSION;
   header[3] = type;
-  view.setUint16(4, 0);
-  view.setUint32(6, length);
+  DataViewPrototypeSetUint16(view, 4, 0);
+  DataViewPrototypeSetUint32(view, 6, length);
   return header;
 }
 
@@ -169,21 +185,21 @@ export class FrameDecoder {
 
   push(bytes) {
     if (bytes.length) {
-      this.chunks.push(bytes);
+      ArrayPrototypePush(this.chunks, bytes);
       this.length += bytes.length;
     }
   }
 
   take(n) {
-    const out = new Uint8Array(n);
+    const out = new Uint8ArrayCtor(n);
     let filled = 0;
     while (filled < n) {
       const head = this.chunks[0];
-      const used = Math.min(head.length, n - filled);
-      out.set(head.subarray(0, used), filled);
+      const used = MathMin(head.length, n - filled);
+      TypedArrayPrototypeSet(out, TypedArrayPrototypeSubarray(head, 0, used), filled);
       filled += used;
-      if (used === head.length) this.chunks.shift();
-      else this.chunks[0] = head.subarray(used);
+      if (used === head.length) ArrayPrototypeShift(this.chunks);
+      else this.chunks[0] = TypedArrayPrototypeSubarray(head, used);
     }
     this.length -= n;
     return out;
@@ -194,7 +210,8 @@ export class FrameDecoder {
       if (this.length < HEADER_SIZE) return null;
       this.pending = checkHeader(this.take(HEADER_SIZE), this.maxFrameBytes);
     }
-    const [type, length] = this.pending;
+    const type = this.pending[0];
+    const length = this.pending[1];
     if (this.length < length) return null;
     this.pending = null;
     return { type, payload: this.take(length) };
@@ -208,17 +225,17 @@ export class FrameDecoder {
 }
 
 export function checkHeader(header, maxFrameBytes) {
-  const view = new DataView(header.buffer, header.byteOffset, HEADER_SIZE);
+  const view = new DataViewCtor(header.buffer, header.byteOffset, HEADER_SIZE);
   if (header[0] !== MAGIC[0] || header[1] !== MAGIC[1]) {
     throw new ProtocolError(CODES.FRAME_MALFORMED, 'bad magic');
   }
   if (header[2] !== VERSION) {
     throw new ProtocolError(CODES.UNSUPPORTED_VERSION, `frame version ${header[2]}`);
   }
-  if (view.getUint16(4) !== 0) {
+  if (DataViewPrototypeGetUint16(view, 4) !== 0) {
     throw new ProtocolError(CODES.FRAME_MALFORMED, 'reserved flags set');
   }
-  const length = view.getUint32(6);
+  const length = DataViewPrototypeGetUint32(view, 6);
   if (length > maxFrameBytes) {
     throw new ProtocolError(CODES.FRAME_TOO_LARGE,
       `declared payload of ${length} bytes exceeds the ceiling of ${maxFrameBytes}`);
@@ -255,11 +272,11 @@ export function decodePayload(payload, maxDepth = DEFAULT_MAX_DEPTH + ENVELOPE_D
 
 // The keys of a decoded map that held a float: a Number cannot tell 1.0 from 1,
 // and a message's integer fields must be integers (Fields.uint).
-const FLOAT_KEYS = new WeakMap();
+const FLOAT_KEYS = new SafeWeakMap();
 
 function floatKeys(map) {
   let keys = FLOAT_KEYS.get(map);
-  if (keys === undefined) FLOAT_KEYS.set(map, (keys = new Set()));
+  if (keys === undefined) FLOAT_KEYS.set(map, (keys = new SafeSet()));
   return keys;
 }
 
@@ -271,13 +288,14 @@ function isFloatHead(initial) {
 class Reader {
   constructor(bytes) {
     this.bytes = bytes;
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.view = new DataViewCtor(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.pos = 0;
     this.trail = []; // map keys and array indexes down to the item being read
   }
 
   fail(problem) {
-    const path = this.trail.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('');
+    const path = ArrayPrototypeJoin(ArrayPrototypeMap(this.trail,
+      (p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)), '');
     throw new ProtocolError(CODES.MALFORMED_PAYLOAD, `$${path}: ${problem}`);
   }
 
@@ -292,14 +310,14 @@ class Reader {
     let least;
     switch (info) {
       case 24: this.need(1); value = this.bytes[this.pos]; this.pos += 1; least = 24; break;
-      case 25: this.need(2); value = this.view.getUint16(this.pos); this.pos += 2; least = 0x100; break;
-      case 26: this.need(4); value = this.view.getUint32(this.pos); this.pos += 4; least = 0x10000; break;
+      case 25: this.need(2); value = DataViewPrototypeGetUint16(this.view, this.pos); this.pos += 2; least = 0x100; break;
+      case 26: this.need(4); value = DataViewPrototypeGetUint32(this.view, this.pos); this.pos += 4; least = 0x10000; break;
       case 27: {
         this.need(8);
-        const big = this.view.getBigUint64(this.pos);
+        const big = DataViewPrototypeGetBigUint64(this.view, this.pos);
         this.pos += 8;
         if (big <= 0xffffffffn) this.fail(`${big} not in its shortest form`);
-        return big <= Number.MAX_SAFE_INTEGER ? Number(big) : big;
+        return big <= NumberMaxSafeInteger ? NumberCtor(big) : big;
       }
       case 31: return this.fail('indefinite length');
       default: return this.fail(`reserved additional information ${info}`);
@@ -328,25 +346,25 @@ class Reader {
       case 1: {
         const n = this.argument(info);
         // -2 ** 53 is past Number's exact integers: a BigInt, as any below it.
-        return typeof n === 'bigint' || n === Number.MAX_SAFE_INTEGER ? -1n - BigInt(n) : -1 - n;
+        return typeof n === 'bigint' || n === NumberMaxSafeInteger ? -1n - BigIntCtor(n) : -1 - n;
       }
       case 2: {
         const n = this.length(info, 1);
         this.pos += n;
         // A copy: a view would show the rest of the frame through its .buffer (§6.1).
-        return new Uint8Array(this.bytes.subarray(this.pos - n, this.pos));
+        return new Uint8ArrayCtor(TypedArrayPrototypeSubarray(this.bytes, this.pos - n, this.pos));
       }
       case 3: return this.text(info);
       case 4: {
         if (depthLeft <= 0) this.fail('nested too deeply');
         const n = this.length(info, 1);
-        const out = new Array(n);
-        this.trail.push(0);
+        const out = [];
+        ArrayPrototypePush(this.trail, 0);
         for (let i = 0; i < n; i++) {
           this.trail[this.trail.length - 1] = i;
           out[i] = this.item(depthLeft - 1);
         }
-        this.trail.pop();
+        ArrayPrototypePop(this.trail);
         return out;
       }
       case 5: return this.map(info, depthLeft);
@@ -359,7 +377,7 @@ class Reader {
     const n = this.length(info, 1);
     this.pos += n;
     try {
-      return TEXT.decode(this.bytes.subarray(this.pos - n, this.pos));
+      return TextDecoderPrototypeDecode(TEXT, TypedArrayPrototypeSubarray(this.bytes, this.pos - n, this.pos));
     } catch {
       return this.fail('text is not valid UTF-8');
     }
@@ -368,20 +386,20 @@ class Reader {
   map(info, depthLeft) {
     if (depthLeft <= 0) this.fail('nested too deeply');
     const n = this.length(info, 2);
-    const out = new Map(); // keys in the sender's order (R-CBOR-2)
+    const out = new MapCtor(); // keys in the sender's order (R-CBOR-2)
     for (let i = 0; i < n; i++) {
       this.need(1);
       const initial = this.bytes[this.pos];
       if (initial >> 5 !== 3) this.fail('map key is not text');
       this.pos += 1;
       const key = this.text(initial & 0x1f);
-      if (out.has(key)) this.fail(`key "${key}" repeated`);
-      this.trail.push(key);
+      if (MapPrototypeHas(out, key)) this.fail(`key "${key}" repeated`);
+      ArrayPrototypePush(this.trail, key);
       // Only the envelope's maps and those one level in (limits, error) hold fields.
       const float = this.trail.length <= 2 && isFloatHead(this.bytes[this.pos]);
-      out.set(key, this.item(depthLeft - 1));
+      MapPrototypeSet(out, key, this.item(depthLeft - 1));
       if (float) floatKeys(out).add(key);
-      this.trail.pop();
+      ArrayPrototypePop(this.trail);
     }
     return out;
   }
@@ -393,7 +411,9 @@ class Reader {
     if (this.bytes[this.pos] >> 5 !== 2) this.fail('bignum contents are not a byte string');
     const bytes = this.item(0);
     if (bytes.length === 0 || bytes[0] === 0) this.fail('bignum with a leading zero');
-    const magnitude = BigInt(`0x${Buffer.from(bytes).toString('hex')}`);
+    let hex = '0x';
+    for (let i = 0; i < bytes.length; i++) hex += HEX_DIGITS[bytes[i] >> 4] + HEX_DIGITS[bytes[i] & 0xf];
+    const magnitude = BigIntCtor(hex);
     if (magnitude <= MAX_UINT64) this.fail('bignum fits in 64 bits');
     return tag === 2 ? magnitude : -1n - magnitude;
   }
@@ -407,7 +427,7 @@ class Reader {
       case 22: return null;
       case 25: {
         this.need(2);
-        const bits = this.view.getUint16(this.pos);
+        const bits = DataViewPrototypeGetUint16(this.view, this.pos);
         if (bits !== 0x7e00 && (bits & 0x7c00) === 0x7c00 && (bits & 0x3ff) !== 0) {
           this.fail('NaN not encoded as f97e00');
         }
@@ -415,8 +435,8 @@ class Reader {
         size = 3;
         break;
       }
-      case 26: this.need(4); value = this.view.getFloat32(this.pos); size = 5; break;
-      case 27: this.need(8); value = this.view.getFloat64(this.pos); size = 9; break;
+      case 26: this.need(4); value = DataViewPrototypeGetFloat32(this.view, this.pos); size = 5; break;
+      case 27: this.need(8); value = DataViewPrototypeGetFloat64(this.view, this.pos); size = 9; break;
       case 23: return this.fail('undefined is not allowed');
       case 31: return this.fail('indefinite length');
       default: return this.fail(`simple value ${info < 24 ? info : 'in two bytes'} is not allowed`);
@@ -440,12 +460,12 @@ function half(bits) {
 
 /** Bytes of the shortest IEEE 754 encoding (f16, f32, f64) holding `n` exactly. */
 function floatSize(n) {
-  if (Number.isNaN(n) || n === 0 || !Number.isFinite(n)) return 3;
-  if (Math.fround(n) !== n) return 9;
-  const magnitude = Math.abs(n);
+  if (NumberIsNaN(n) || n === 0 || !NumberIsFinite(n)) return 3;
+  if (MathFround(n) !== n) return 9;
+  const magnitude = MathAbs(n);
   if (magnitude <= 65504 && magnitude >= 2 ** -24) {
-    const exponent = Math.max(Math.floor(Math.log2(magnitude)), -14);
-    if (Number.isInteger(magnitude * 2 ** (10 - exponent))) return 3;
+    const exponent = MathMax(MathFloor(MathLog2(magnitude)), -14);
+    if (NumberIsInteger(magnitude * 2 ** (10 - exponent))) return 3;
   }
   return 5;
 }
@@ -474,17 +494,17 @@ export class Encoded {
 /** A growing byte buffer. */
 class Writer {
   constructor(size = 256) {
-    this.buf = new Uint8Array(size);
-    this.view = new DataView(this.buf.buffer);
+    this.buf = new Uint8ArrayCtor(size);
+    this.view = new DataViewCtor(this.buf.buffer);
     this.length = 0;
   }
 
   reserve(n) {
     if (this.length + n <= this.buf.length) return;
-    const grown = new Uint8Array(Math.max(this.buf.length * 2, this.length + n));
-    grown.set(this.buf.subarray(0, this.length));
+    const grown = new Uint8ArrayCtor(MathMax(this.buf.length * 2, this.length + n));
+    TypedArrayPrototypeSet(grown, TypedArrayPrototypeSubarray(this.buf, 0, this.length));
     this.buf = grown;
-    this.view = new DataView(grown.buffer);
+    this.view = new DataViewCtor(grown.buffer);
   }
 
   byte(b) {
@@ -494,12 +514,12 @@ class Writer {
 
   bytes(u8) {
     this.reserve(u8.length);
-    this.buf.set(u8, this.length);
+    TypedArrayPrototypeSet(this.buf, u8, this.length);
     this.length += u8.length;
   }
 
   read() {
-    return this.buf.subarray(0, this.length);
+    return TypedArrayPrototypeSubarray(this.buf, 0, this.length);
   }
 }
 
@@ -512,7 +532,7 @@ const MAJOR_MAP = 5;
 const TAG_POS_BIGNUM = 0xc2;
 const TAG_NEG_BIGNUM = 0xc3;
 const U32_MAX = 0xffffffff;
-const U32_MAX_BIG = BigInt(U32_MAX);
+const U32_MAX_BIG = BigIntCtor(U32_MAX);
 const U64_MAX = 0xffffffffffffffffn;
 
 /** A head: major type and its argument (a number up to 2^53, or a bigint up to 2^64-1). */
@@ -521,11 +541,11 @@ function writeHead(major, n, w) {
   if (typeof n === 'bigint' ? n > U32_MAX_BIG : n > U32_MAX) {
     w.reserve(9);
     w.buf[w.length] = m | 27;
-    w.view.setBigUint64(w.length + 1, BigInt(n));
+    DataViewPrototypeSetBigUint64(w.view, w.length + 1, BigIntCtor(n));
     w.length += 9;
     return;
   }
-  const v = Number(n);
+  const v = NumberCtor(n);
   if (v < 24) {
     w.byte(m | v);
   } else if (v <= 0xff) {
@@ -536,12 +556,12 @@ function writeHead(major, n, w) {
   } else if (v <= 0xffff) {
     w.reserve(3);
     w.buf[w.length] = m | 25;
-    w.view.setUint16(w.length + 1, v);
+    DataViewPrototypeSetUint16(w.view, w.length + 1, v);
     w.length += 3;
   } else {
     w.reserve(5);
     w.buf[w.length] = m | 26;
-    w.view.setUint32(w.length + 1, v);
+    DataViewPrototypeSetUint32(w.view, w.length + 1, v);
     w.length += 5;
   }
 }
@@ -553,66 +573,72 @@ function writeBigInt(value, w) {
     writeHead(negative ? MAJOR_NINT : MAJOR_UINT, n, w);
     return;
   }
-  const hex = n.toString(16);
+  const hex = BigIntPrototypeToString(n, 16);
   const digits = hex.length % 2 ? `0${hex}` : hex;
-  const bytes = new Uint8Array(digits.length / 2);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(digits.slice(2 * i, 2 * i + 2), 16);
+  const bytes = new Uint8ArrayCtor(digits.length / 2);
+  for (let i = 0; i < bytes.length; i++) {
+    bytes[i] = (hexValue(StringPrototypeCharCodeAt(digits, 2 * i)) << 4)
+      | hexValue(StringPrototypeCharCodeAt(digits, 2 * i + 1));
+  }
   w.byte(negative ? TAG_NEG_BIGNUM : TAG_POS_BIGNUM);
   writeHead(MAJOR_BYTES, bytes.length, w);
   w.bytes(bytes);
 }
 
-const bits = new DataView(new ArrayBuffer(8));
+const bits = new DataViewCtor(new ArrayBuffer(8));
+const HEX_DIGITS = '0123456789abcdef';
+/** The value of a lowercase hex digit's character code. */
+const hexValue = (code) => (code <= 0x39 ? code - 0x30 : code - 0x57);
 
 /** The binary16 bits of `v` (a binary32 value, not NaN) if it has them exactly, else null. */
 function halfBits(v) {
-  const sign = v < 0 || Object.is(v, -0) ? 0x8000 : 0;
-  const a = Math.abs(v);
+  const sign = v < 0 || ObjectIs(v, -0) ? 0x8000 : 0;
+  const a = MathAbs(v);
   if (a === 0) return sign;
   if (a === Infinity) return sign | 0x7c00;
-  bits.setFloat64(0, a);
-  const exponent = ((bits.getUint32(0) >>> 20) & 0x7ff) - 1023;
+  DataViewPrototypeSetFloat64(bits, 0, a);
+  const exponent = ((DataViewPrototypeGetUint32(bits, 0) >>> 20) & 0x7ff) - 1023;
   if (exponent >= -14 && exponent <= 15) {
     const significand = a * 2 ** (10 - exponent); // exact: a power-of-two scale
-    return Number.isInteger(significand) ? sign | ((exponent + 15) << 10) | (significand - 1024) : null;
+    return NumberIsInteger(significand) ? sign | ((exponent + 15) << 10) | (significand - 1024) : null;
   }
   if (exponent >= -24 && exponent < -14) {
     const subnormal = a * 2 ** 24;
-    return Number.isInteger(subnormal) ? sign | subnormal : null;
+    return NumberIsInteger(subnormal) ? sign | subnormal : null;
   }
   return null;
 }
 
 function writeFloat(v, w) {
-  if (Number.isNaN(v)) {
+  if (NumberIsNaN(v)) {
     w.bytes(CANONICAL_NAN);
     return;
   }
-  if (Math.fround(v) === v) {
+  if (MathFround(v) === v) {
     const half = halfBits(v);
     if (half !== null) {
       w.reserve(3);
       w.buf[w.length] = 0xf9;
-      w.view.setUint16(w.length + 1, half);
+      DataViewPrototypeSetUint16(w.view, w.length + 1, half);
       w.length += 3;
     } else {
       w.reserve(5);
       w.buf[w.length] = 0xfa;
-      w.view.setFloat32(w.length + 1, v);
+      DataViewPrototypeSetFloat32(w.view, w.length + 1, v);
       w.length += 5;
     }
     return;
   }
   w.reserve(9);
   w.buf[w.length] = 0xfb;
-  w.view.setFloat64(w.length + 1, v);
+  DataViewPrototypeSetFloat64(w.view, w.length + 1, v);
   w.length += 9;
 }
 
-const CANONICAL_NAN = new Uint8Array([0xf9, 0x7e, 0x00]);
+const CANONICAL_NAN = new Uint8ArrayCtor([0xf9, 0x7e, 0x00]);
 
 function writeNumber(v, w) {
-  if (Number.isSafeInteger(v) && !Object.is(v, -0)) {
+  if (NumberIsSafeInteger(v) && !ObjectIs(v, -0)) {
     if (v >= 0) writeHead(MAJOR_UINT, v, w);
     else writeHead(MAJOR_NINT, -v - 1, w);
   } else {
@@ -624,15 +650,16 @@ const utf8 = new TextEncoder();
 
 /** UTF-8 straight into the buffer (a lone surrogate becomes U+FFFD, as TextEncoder does). */
 function writeText(text, w) {
-  const length = Buffer.byteLength(text, 'utf8');
+  const length = BufferByteLength(text, 'utf8');
   writeHead(MAJOR_TEXT, length, w);
   w.reserve(length);
-  const { written } = utf8.encodeInto(text, w.buf.subarray(w.length, w.length + length));
+  const { written } = TextEncoderPrototypeEncodeInto(utf8, text,
+    TypedArrayPrototypeSubarray(w.buf, w.length, w.length + length));
   w.length += written;
 }
 
 const KEY_CACHE_SIZE = 4096;
-const keyCache = new Map(); // map key -> its encoding
+const keyCache = new SafeMap(); // map key -> its encoding
 
 function encodedKey(key) {
   let bytes = keyCache.get(key);
@@ -656,21 +683,21 @@ function writeWire(value, w) {
     writeBigInt(value, w);
   } else if (typeof value === 'string') {
     writeText(value, w);
-  } else if (value instanceof Uint8Array) {
+  } else if (value instanceof Uint8ArrayCtor) {
     writeHead(MAJOR_BYTES, value.length, w);
     w.bytes(value);
-  } else if (Array.isArray(value)) {
+  } else if (ArrayIsArray(value)) {
     writeHead(MAJOR_ARRAY, value.length, w);
-    for (const item of value) writeWire(item, w);
+    for (let i = 0; i < value.length; i++) writeWire(value[i], w);
   } else if (value instanceof Encoded) {
     w.bytes(value.bytes);
-  } else if (value instanceof Map || typeof value === 'object') {
-    const isMap = value instanceof Map;
-    const keys = isMap ? [...value.keys()] : Object.keys(value);
+  } else if (value instanceof MapCtor || typeof value === 'object') {
+    const isMap = value instanceof MapCtor;
+    const keys = isMap ? mapKeys(value) : ObjectKeys(value);
     writeHead(MAJOR_MAP, keys.length, w);
-    for (const key of keys) {
-      w.bytes(encodedKey(key));
-      writeWire(isMap ? value.get(key) : value[key], w);
+    for (let i = 0; i < keys.length; i++) {
+      w.bytes(encodedKey(keys[i]));
+      writeWire(isMap ? MapPrototypeGet(value, keys[i]) : value[keys[i]], w);
     }
   } else {
     throw new TypeError(`not a wire value: ${typeof value}`);
@@ -685,23 +712,23 @@ function invalid(message) {
 
 class Fields {
   constructor(map, what) {
-    if (!(map instanceof Map)) throw invalid(`${what} payload is not a map`);
+    if (!(map instanceof MapCtor)) throw invalid(`${what} payload is not a map`);
     this.map = map;
     this.what = what;
-    this.seen = new Set();
+    this.seen = new SafeSet();
   }
 
   has(key) {
-    return this.map.has(key);
+    return MapPrototypeHas(this.map, key);
   }
 
   get(key, check, kind, optional = false) {
     this.seen.add(key);
-    if (!this.map.has(key)) {
+    if (!MapPrototypeHas(this.map, key)) {
       if (optional) return undefined;
       throw invalid(`${this.what} lacks "${key}"`);
     }
-    const value = this.map.get(key);
+    const value = MapPrototypeGet(this.map, key);
     if (!check(value)) throw invalid(`${this.what}.${key} must be ${kind}`);
     return value;
   }
@@ -712,11 +739,11 @@ class Fields {
 
   uint(key, { min = 0, max = MAX_UINT64, optional = false } = {}) {
     const float = FLOAT_KEYS.get(this.map)?.has(key);
-    const value = this.get(key, (v) => !float && (Number.isSafeInteger(v) || typeof v === 'bigint'),
+    const value = this.get(key, (v) => !float && (NumberIsSafeInteger(v) || typeof v === 'bigint'),
       'an integer', optional);
     if (value === undefined) return undefined;
-    const big = BigInt(value);
-    if (big < BigInt(min) || big > BigInt(max)) throw invalid(`${this.what}.${key} out of range`);
+    const big = BigIntCtor(value);
+    if (big < BigIntCtor(min) || big > BigIntCtor(max)) throw invalid(`${this.what}.${key} out of range`);
     return value;
   }
 
@@ -732,8 +759,9 @@ class Fields {
   }
 
   done() {
-    for (const key of this.map.keys()) {
-      if (!this.seen.has(key)) throw invalid(`${this.what} has unknown key "${key}"`);
+    const keys = mapKeys(this.map);
+    for (let i = 0; i < keys.length; i++) {
+      if (!this.seen.has(keys[i])) throw invalid(`${this.what} has unknown key "${keys[i]}"`);
     }
   }
 }
@@ -747,8 +775,8 @@ const MAX_VARIABLES_BYTES = 4 * 1024 * 1024;
 
 /** Why `name` cannot be a variable in RUN (R-VARS-1), or null. */
 export function variableNameProblem(name) {
-  if (!BINDING_NAME.test(name)) return 'is not an identifier of [A-Za-z_][A-Za-z0-9_]*';
-  if (name.startsWith('_')) return 'is private (starts with _)';
+  if (RegExpPrototypeExec(BINDING_NAME, name) === null) return 'is not an identifier of [A-Za-z_][A-Za-z0-9_]*';
+  if (StringPrototypeStartsWith(name, '_')) return 'is private (starts with _)';
   return null;
 }
 
@@ -758,9 +786,9 @@ function callError(map, what, fatal) {
   const type = fatal ? undefined : f.text('type');
   const message = f.text('message');
   f.done();
-  const known = CODE_NAMES[code] !== undefined && (Number(code) < 100) === fatal;
+  const known = CODE_NAMES[code] !== undefined && (NumberCtor(code) < 100) === fatal;
   if (!known) throw invalid(`${what}.code ${code} is not a ${fatal ? 'connection' : 'call'} code`);
-  return fatal ? { code: Number(code), message } : { code: Number(code), type, message };
+  return fatal ? { code: NumberCtor(code), message } : { code: NumberCtor(code), type, message };
 }
 
 const PARSERS = {

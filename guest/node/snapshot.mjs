@@ -64,11 +64,14 @@ function rewrite(file) {
     }
   }
   const url = JSON.stringify(pathToFileURL(file).href);
-  for (const match of source.matchAll(/\bimport\s*\.\s*meta\b(\s*\.\s*url\b)?/g)) {
-    if (!match[1]) throw new Unsupported(`${file}: import.meta other than import.meta.url`);
-    edits.push([match.index, match.index + match[0].length, url]);
-  }
-  if (/\bimport\s*\(/.test(source)) throw new Unsupported(`${file}: import()`);
+  walk(tree, null, (node, parent) => {
+    if (node.type === 'ImportExpression') throw new Unsupported(`${file}: import()`);
+    if (node.type !== 'MetaProperty' || node.meta.name !== 'import') return;
+    if (parent?.type !== 'MemberExpression' || parent.property.name !== 'url') {
+      throw new Unsupported(`${file}: import.meta other than import.meta.url`);
+    }
+    edits.push([parent.start, parent.end, url]);
+  });
   edits.sort((a, b) => a[0] - b[0]);
   let body = '';
   let at = 0;
@@ -79,6 +82,16 @@ function rewrite(file) {
   body += source.slice(at);
   const text = `__modules[${JSON.stringify(file)}] = (() => {\n${body}\nreturn { ${exported.join(', ')} };\n})();\n`;
   return { text, imports };
+}
+
+/** Calls `visit(node, parent)` for each node of an acorn tree. */
+function walk(node, parent, visit) {
+  visit(node, parent);
+  for (const child of Object.values(node)) {
+    for (const item of Array.isArray(child) ? child : [child]) {
+      if (item !== null && typeof item === 'object' && typeof item.type === 'string') walk(item, node, visit);
+    }
+  }
 }
 
 /** The names an import declaration binds, as a destructuring pattern (or one name). */

@@ -2,7 +2,7 @@
 // bare expression (R-VARS-7), found with acorn in the wrapped program that
 // main.mjs compiles:
 //
-//   (function (scope...) { return async function () { register(capture); BODY
+//   (function (scope...) { ['use strict';] return async function () { await register(capture); BODY
 //   }; })
 
 import { createRequire } from 'node:module';
@@ -30,7 +30,7 @@ export function topLevel(code, options) {
     return { code, inserted: [] };
   }
   const outer = tree.body[0].expression.expression; // in its parentheses: the function of the scope's names
-  const inner = outer.body.body[0].argument; // the program's async function
+  const inner = outer.body.body.at(-1).argument; // the program's async function
   const [register, ...statements] = inner.body.body;
   const edits = []; // [start, end, text], applied from the end
   // The body's directives ('use strict') must come first: the register call
@@ -47,7 +47,8 @@ export function topLevel(code, options) {
   for (const statement of statements) {
     declared(statement, (name) => { if (carried.delete(name)) redeclared.push(name); }, false);
   }
-  const initial = redeclared.map((name) => `${name} = ${register.expression.callee.name}.initial[${JSON.stringify(name)}];`).join('');
+  const registerName = register.expression.argument.callee.name; // await register(capture)
+  const initial = redeclared.map((name) => `${name} = ${registerName}.initial[${JSON.stringify(name)}];`).join('');
   if (prologue > 0) {
     const call = code.slice(register.start, register.end);
     edits.push([register.start, register.end, ' '.repeat(call.length)]);

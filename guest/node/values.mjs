@@ -1,7 +1,15 @@
-// The value model's JavaScript mapping (spec §6.1).
+// The value model's JavaScript mapping (spec §6.1), with the built-ins
+// taken at start (primordials.mjs, R-JS-4).
+
+import {
+  ArrayIsArray, ArrayPrototypeJoin, ArrayPrototypeMap, BufferIsBuffer, ErrorCtor, JSONStringify,
+  MapCtor, MapPrototypeGet, MapPrototypeSet, ObjectDefineProperty, ObjectGetPrototypeOf, ObjectKeys,
+  ObjectPrototype, RegExpPrototypeExec, SafeSet, StringCtor, StringPrototypeIsWellFormed, TypeErrorCtor,
+  Uint8ArrayCtor, mapKeys,
+} from './primordials.mjs';
 
 /** A value outside the model; `path` names the offending part ($.items[3].when). */
-export class ValueModelError extends TypeError {
+export class ValueModelError extends TypeErrorCtor {
   constructor(path, problem) {
     super(`${path}: ${problem}`);
     this.name = 'ValueModelError';
@@ -12,10 +20,10 @@ export class ValueModelError extends TypeError {
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/; // R-VAL-3: the same in every language
 
 function pathOf(trail) {
-  return trail.map((key) => {
+  return ArrayPrototypeJoin(ArrayPrototypeMap(trail, (key) => {
     if (typeof key === 'number') return `[${key}]`;
-    return IDENTIFIER.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
-  }).join('');
+    return RegExpPrototypeExec(IDENTIFIER, key) !== null ? `.${key}` : `[${JSONStringify(key)}]`;
+  }), '');
 }
 
 function kindOf(value) {
@@ -27,12 +35,12 @@ function kindOf(value) {
 }
 
 function isPlainObject(value) {
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
+  const proto = ObjectGetPrototypeOf(value);
+  return proto === ObjectPrototype || proto === null;
 }
 
 /** Thrown inside the walk; the path is only spelled out for the error. */
-class Problem extends Error {}
+class Problem extends ErrorCtor {}
 
 /**
  * JavaScript value → wire value (Maps for maps). `undefined` follows
@@ -41,7 +49,7 @@ class Problem extends Error {}
 export function toWire(value, maxDepth) {
   const trail = []; // keys and indexes down to the value being converted
   try {
-    return convert(value, maxDepth, trail, new Set());
+    return convert(value, maxDepth, trail, new SafeSet());
   } catch (err) {
     if (err instanceof Problem) throw new ValueModelError(`$${pathOf(trail)}`, err.message);
     throw err;
@@ -52,7 +60,7 @@ function convert(value, depthLeft, trail, active) {
   if (value === null || value === undefined) return null;
   switch (typeof value) {
     case 'string':
-      if (!value.isWellFormed()) throw new Problem('text is not valid Unicode (a lone surrogate)');
+      if (!StringPrototypeIsWellFormed(value)) throw new Problem('text is not valid Unicode (a lone surrogate)');
       return value;
     case 'boolean':
     case 'bigint':
@@ -63,11 +71,11 @@ function convert(value, depthLeft, trail, active) {
     default:
       throw new Problem(`${kindOf(value)} is outside the value model`);
   }
-  if (value instanceof Uint8Array && (value.constructor === Uint8Array || Buffer.isBuffer(value))) {
-    return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  if (value instanceof Uint8ArrayCtor && (value.constructor === Uint8ArrayCtor || BufferIsBuffer(value))) {
+    return new Uint8ArrayCtor(value.buffer, value.byteOffset, value.byteLength);
   }
-  const isArray = Array.isArray(value);
-  const isMap = !isArray && value instanceof Map;
+  const isArray = ArrayIsArray(value);
+  const isMap = !isArray && value instanceof MapCtor;
   if (!isArray && !isMap && !isPlainObject(value)) {
     const hint = typeof value.then === 'function' ? '; did you forget `await`?' : '';
     throw new Problem(`${kindOf(value)} is outside the value model${hint}`);
@@ -78,24 +86,26 @@ function convert(value, depthLeft, trail, active) {
   const at = trail.length;
   let out;
   if (isArray) {
-    out = new Array(value.length);
+    out = [];
     for (let i = 0; i < value.length; i++) {
       trail[at] = i;
       out[i] = convert(value[i], depthLeft - 1, trail, active);
     }
   } else {
-    out = new Map();
-    const keys = isMap ? [...value.keys()] : Object.keys(value);
-    for (const key of keys) {
+    out = new MapCtor();
+    const keys = isMap ? mapKeys(value) : ObjectKeys(value);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
       trail.length = at; // a bad key is reported at its map
       if (typeof key !== 'string') {
-        throw new Problem(`map key ${String(key)} is ${/^[aeiou]/.test(typeof key) ? 'an' : 'a'} ${typeof key}, not a string`);
+        const article = RegExpPrototypeExec(/^[aeiou]/, typeof key) !== null ? 'an' : 'a';
+        throw new Problem(`map key ${StringCtor(key)} is ${article} ${typeof key}, not a string`);
       }
-      if (!key.isWellFormed()) throw new Problem('map key is not valid Unicode (a lone surrogate)');
-      const item = isMap ? value.get(key) : value[key];
+      if (!StringPrototypeIsWellFormed(key)) throw new Problem('map key is not valid Unicode (a lone surrogate)');
+      const item = isMap ? MapPrototypeGet(value, key) : value[key];
       if (item === undefined) continue;
       trail[at] = key;
-      out.set(key, convert(item, depthLeft - 1, trail, active));
+      MapPrototypeSet(out, key, convert(item, depthLeft - 1, trail, active));
     }
   }
   trail.length = at;
@@ -105,12 +115,17 @@ function convert(value, depthLeft, trail, active) {
 
 /** Wire value → JavaScript value: maps become plain objects with own data properties. */
 export function fromWire(value) {
-  if (Array.isArray(value)) return value.map(fromWire);
-  if (value instanceof Map) {
+  if (ArrayIsArray(value)) {
+    const out = [];
+    for (let i = 0; i < value.length; i++) out[i] = fromWire(value[i]);
+    return out;
+  }
+  if (value instanceof MapCtor) {
     const out = {};
-    for (const [key, item] of value) {
-      Object.defineProperty(out, key, {
-        value: fromWire(item), enumerable: true, writable: true, configurable: true,
+    const keys = mapKeys(value);
+    for (let i = 0; i < keys.length; i++) {
+      ObjectDefineProperty(out, keys[i], {
+        __proto__: null, value: fromWire(MapPrototypeGet(value, keys[i])), enumerable: true, writable: true, configurable: true,
       });
     }
     return out;

@@ -58,10 +58,12 @@ def shared_runtime(nothing_leaks: None) -> Iterator[None]:
 
 
 LANGUAGES = ["python", "javascript"]
-#: Programs, per language, that never end: busy, and blocked.
+#: Programs, per language, that never end: busy, and blocked (in JavaScript an
+#: interval keeps Node's loop alive; a promise alone that nothing settles ends
+#: the run, R-DONE-9).
 SPIN = {"python": "while True:\n    pass\n", "javascript": "while (true) {}\n"}
 BLOCK = {"python": "import time\ntime.sleep(10)\n",
-         "javascript": "await new Promise(() => {})\n"}
+         "javascript": "setInterval(() => {}, 1000)\nawait new Promise(() => {})\n"}
 
 
 def write_fd3(lang: str, data: bytes) -> str:

@@ -41,6 +41,7 @@ const {{ spawn }} = require('child_process')
 const code = "process.on('SIGTERM', () => {{}}); setInterval(() => {{}}, 1000)"
 const child = spawn(process.execPath, ['-e', code, '{MARKER}'],
                     {{ stdio: ['ignore', 'ignore', 'ignore', 3] }})
+child.unref()  // as under plain Node, a child the program waits for keeps it running
 console.log(JSON.stringify({{ pid: child.pid }}))
 """,
 }
@@ -54,7 +55,8 @@ def test_timeout(lang: str) -> None:
 
 def test_timeout_while_a_promise_never_settles(lang: str) -> None:
     source = pick(lang, python="import asyncio\nprint('waiting')\nawait asyncio.sleep(3600)",
-                  javascript="console.log('waiting')\nawait new Promise(() => {})")
+                  javascript="console.log('waiting')\n"
+                             "await new Promise((done) => setTimeout(done, 3_600_000))")
     result = run(source, language=lang, limits=quick(timeout=0.5))
     assert result.status is Status.TIMEOUT
     assert result.output == "waiting\n"
@@ -293,8 +295,16 @@ def test_stubborn_grandchild_is_killed_after_a_normal_end(lang: str) -> None:
 
 
 def test_a_run_ends_at_done_even_with_timers_alive() -> None:
-    result = run("setInterval(() => console.log('tick'), 5)\nreturn 5", language="javascript")
+    """R-DONE-4: an interval the program let go of (unref) does not outlive DONE."""
+    result = run("setInterval(() => console.log('tick'), 5).unref()\nreturn 5", language="javascript")
     assert (result.status, result.value) == (Status.OK, 5)
+
+
+def test_an_interval_keeps_the_program_alive_until_the_timeout() -> None:
+    """R-DONE-9: as under plain Node, a pending interval keeps the program running."""
+    source = "setInterval(() => {}, 5)\nconsole.log('started')\nreturn 5"
+    result = run(source, language="javascript", limits=quick(timeout=0.5))
+    assert (result.status, result.output) == (Status.TIMEOUT, "started\n")
 
 
 def test_uncaught_errors_from_callbacks_end_the_run() -> None:

@@ -276,7 +276,7 @@ def test_dup2_over_fd_3(lang: str) -> None:
                          "print('after')\ntime.sleep(10)",
                   javascript="const fs = require('fs')\nfs.closeSync(3)\n"
                              "fs.openSync('/dev/null', 'w')\nconsole.log('after')\n"
-                             "await new Promise(() => {})")
+                             + BLOCK["javascript"])
     result = attack(source, language=lang, limits=quick(timeout=3))
     assert result.status in (Status.CRASHED, Status.TIMEOUT)
 

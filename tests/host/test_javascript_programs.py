@@ -155,10 +155,16 @@ def test_bytes_of_a_character_split_across_writes_are_joined() -> None:
 
 
 @pytest.mark.parametrize(("source", "message"), [
-    ("throw Object.create(null)", "uncaught object: [object Object]"),
+    ("throw Object.create(null)", "uncaught object: [Object: null prototype] {}"),
     ("throw 'oops'", "uncaught string: oops"),
+    ("throw {code: 1, why: 'no'}", "uncaught object: { code: 1, why: 'no' }"),
+    ("throw [1, 2]", "uncaught object: [ 1, 2 ]"),
+    ("throw 42", "uncaught number: 42"),
+    ("throw null", "uncaught object: null"),
+    ("throw Symbol('s')", "uncaught symbol: Symbol(s)"),
 ])
 def test_a_thrown_value_that_is_not_an_error_is_described(source: str, message: str) -> None:
+    """R-DONE-6: the value as Node shows it uncaught (util.inspect), not its String()."""
     result = run(source, language="javascript")
     assert result.error is not None
     assert (result.error.type, result.error.message) == ("Error", message)

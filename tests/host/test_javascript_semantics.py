@@ -265,8 +265,8 @@ async def _add(a: int, b: int) -> int:
 
 def test_a_main_not_awaited_finishes_and_its_calls_settle() -> None:
     source = ("async function main() {\n  const x = await add(1, 2)\n  const y = await add(x, 3)\n"
-              "  console.log('sum', y)\n}\nmain()\nsetTimeout(() => console.log('dropped'), 60_000)\n"
-              "return 'started'")
+              "  console.log('sum', y)\n}\nmain()\n"
+              "setTimeout(() => console.log('dropped'), 60_000).unref()\nreturn 'started'")
     result = _js(source, bindings={"add": _add}, variables={})
     assert result.status is Status.OK, result.error
     assert (result.value, result.output) == ("started", "sum 6\n")

@@ -12,7 +12,7 @@ import pytest
 from tether import Limits, RunResult, RunSession
 from tether.codec import FrameType, encode_frame, encode_payload
 
-from .conftest import _Shared, pick, run, write_fd3
+from .conftest import BLOCK, _Shared, pick, run, write_fd3
 
 _T = TypeVar("_T")
 
@@ -281,8 +281,7 @@ def test_a_forged_done_with_bad_variables_is_a_protocol_error(lang: str,
     on names or size ends the run rather than reach the next RUN."""
     done = encode_frame(FrameType.DONE, encode_payload(
         {"value": None, "dropped": {}, "variables": variables}))
-    result = run(write_fd3(lang, done) + pick(lang, python="import time\ntime.sleep(5)",
-                                              javascript="await new Promise(() => {})"),
+    result = run(write_fd3(lang, done) + BLOCK[lang],
                  language=lang, variables={}, limits=Limits(variables_bytes=1000, timeout=10))
     assert result.status == "protocol_error", result
     assert result.variables is None

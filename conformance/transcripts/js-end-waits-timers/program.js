@@ -1,0 +1,3 @@
+setTimeout(() => console.log('later'), 20)
+console.log('now')
+return 1

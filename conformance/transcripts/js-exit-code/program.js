@@ -1,0 +1,3 @@
+process.on('exit', (code) => console.log('exit', code))
+process.exitCode = 2
+return 'ignored'

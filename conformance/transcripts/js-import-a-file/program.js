@@ -1,0 +1,2 @@
+console.log('not reached')
+import { helper } from './helpers.js'

@@ -1,0 +1,5 @@
+async function main() {
+  await null
+  throw new RangeError('main failed')
+}
+main()

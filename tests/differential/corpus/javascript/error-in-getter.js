@@ -1,0 +1,8 @@
+// mode: script
+const obj = {
+  get value() {
+    throw new Error("getter exploded");
+  },
+};
+console.log("reading");
+console.log(obj.value);

@@ -1,0 +1,4 @@
+// mode: script
+const s = Symbol("token");
+console.log(s.toString(), s.description);
+console.log(`${s}`);

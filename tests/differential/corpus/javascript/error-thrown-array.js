@@ -1,0 +1,2 @@
+// mode: script
+throw ["a", 1, { nested: true }];

@@ -1,0 +1,3 @@
+// mode: script
+console.log("x");
+throw null;

@@ -1,0 +1,2 @@
+// mode: script
+throw 404;

@@ -1,0 +1,3 @@
+// mode: script
+console.log("about to throw");
+throw "something bad happened";

@@ -1,0 +1,4 @@
+// mode: script
+const api = { list: [] };
+console.log("calling");
+api.fetch();

@@ -1,0 +1,3 @@
+// mode: script
+console.log("finishing with a failure status");
+process.exitCode = 4;

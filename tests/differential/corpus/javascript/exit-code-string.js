@@ -1,0 +1,3 @@
+// mode: script
+process.exitCode = "3";
+console.log("string exit code");

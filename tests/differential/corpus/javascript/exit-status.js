@@ -1,0 +1,3 @@
+// mode: script
+console.log("something is wrong");
+process.exit(3);

@@ -1,0 +1,8 @@
+// mode: module
+console.log("sync 1");
+setTimeout(() => console.log("timeout"), 0);
+Promise.resolve().then(() => console.log("promise"));
+process.nextTick(() => console.log("nextTick"));
+queueMicrotask(() => console.log("microtask"));
+await null;
+console.log("after await");

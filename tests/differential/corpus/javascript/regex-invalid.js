@@ -1,0 +1,5 @@
+// mode: script
+const pattern = "(unclosed";
+console.log("building");
+const re = new RegExp(pattern);
+console.log(re);

@@ -1,0 +1,3 @@
+// mode: script
+console.log("main body done");
+setTimeout(() => console.log("later"), 100);

@@ -1,0 +1,9 @@
+// mode: script
+function g() {
+  try {
+    throw new Error("lost");
+  } finally {
+    return "finally wins";
+  }
+}
+console.log(g());

@@ -1,0 +1,5 @@
+// mode: script
+const p = Promise.reject(new Error("handled too late"));
+setTimeout(() => {
+  p.catch((e) => console.log("caught", e.message));
+}, 10);

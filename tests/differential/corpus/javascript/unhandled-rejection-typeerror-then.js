@@ -1,0 +1,5 @@
+// mode: script
+fetchLikeThing().then((res) => res.json());
+function fetchLikeThing() {
+  return Promise.resolve(undefined);
+}

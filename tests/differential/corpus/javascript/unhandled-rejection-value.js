@@ -1,0 +1,2 @@
+// mode: script
+Promise.reject(42);

@@ -1,0 +1,6 @@
+// mode: script
+type Failure = { code: number; reason: string };
+function fail(f: Failure): never {
+  throw f;
+}
+fail({ code: 500, reason: "internal" });

@@ -1,0 +1,6 @@
+// mode: script
+async function job(name: string): Promise<string> {
+  await null;
+  throw new TypeError(`${name} failed`);
+}
+job("nightly");
