@@ -26,7 +26,7 @@ from typing import Any
 
 from tether.codec import Call, Result
 
-from .result import RunError, RunResult
+from .result import RunError
 
 logger = logging.getLogger("tether")
 
@@ -184,7 +184,7 @@ class EventBuffer:
         else:
             self._dropped += 1
 
-    async def events(self, run: asyncio.Future[RunResult]) -> list[RunEvent]:
+    async def events(self, run: asyncio.Future[Any]) -> list[RunEvent]:
         """What is waiting, once there is something or ``run`` is done
         (then possibly nothing)."""
         while not self._events and not run.done():

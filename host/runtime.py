@@ -45,7 +45,7 @@ from .result import RunError, RunResult, RunStats, Status
 from .sandbox import Sandbox, resolve
 from .seccomp import SeccompUnavailable, SyscallFilter
 from .session import Session
-from .tasks import Tasks
+from .tasks import Tasks, carrying_exits, unwrapped
 from .threads import WorkerThreads
 from .variables import RunSession, prepare_variables
 from .zygote import Zygote
@@ -368,14 +368,18 @@ class Runtime:
         if "on_event" in options:
             raise TypeError("stream() takes no on_event")
         events = EventBuffer(buffer)
-        run = asyncio.ensure_future(self.run(source, on_event=events.put, **options))
+        # A binding's KeyboardInterrupt or SystemExit is raised here, to the
+        # consumer, once the run is cleaned up: raised from the run's own
+        # task it would stop the event loop instead.
+        run = asyncio.ensure_future(carrying_exits(
+            self.run(source, on_event=events.put, **options)))
         try:
             while not run.done():
                 for event in await events.events(run):
                     yield event
             for event in await events.events(run):
                 yield event
-            yield run.result()
+            yield unwrapped(run.result())
         finally:
             if not run.done():
                 run.cancel()

@@ -19,6 +19,7 @@ from .result import RunResult
 from .runtime import Runtime
 from .sandbox import Sandbox
 from .seccomp import SyscallFilter
+from .tasks import HostExit, carrying_exits, unwrapped
 from .variables import RunSession
 
 if TYPE_CHECKING:
@@ -92,16 +93,18 @@ class SyncRuntime:
         """``coro``'s result, run on the loop. If the caller is interrupted
         meanwhile (KeyboardInterrupt in its thread), the work is cancelled
         (unless not ``interruptible``) and waited for before the interrupt
-        goes on: a run's guest is gone by then, and a close has finished."""
+        goes on: a run's guest is gone by then, and a close has finished. A
+        KeyboardInterrupt or SystemExit that a binding raised is raised here,
+        in the caller's thread, after its run's cleanup; the loop goes on."""
         if threading.current_thread() is self._thread:
             coro.close()
             raise RuntimeError("a SyncRuntime cannot be used from its own loop "
                                "(from an async binding): await Runtime.run there")
         ended = threading.Event()
-        tasks: list[asyncio.Task[_T]] = []
+        tasks: list[asyncio.Task[_T | HostExit]] = []
 
         def start() -> None:
-            task = self._loop.create_task(coro)
+            task = self._loop.create_task(carrying_exits(coro))
             task.add_done_callback(lambda _: ended.set())
             tasks.append(task)
 
@@ -116,7 +119,7 @@ class SyncRuntime:
                 self._loop.call_soon_threadsafe(cancel)
             ended.wait()
             raise
-        return tasks[0].result()
+        return unwrapped(tasks[0].result())
 
     def run(
         self,
