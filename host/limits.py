@@ -59,6 +59,11 @@ class Limits:
       variables it starts with, and those it ends with (with the names left
       out); past it, names are left out and listed in
       ``RunResult.dropped_variables``. At most 4 MiB.
+    - ``checkpoint_bytes``: of a suspendable run, its call log (its calls'
+      and their answers' bytes on the wire) and its checkpoint; past it the
+      log is let go of and the run can no longer be suspended (a Suspend
+      fails its call with a BindingError of type ``Suspend``). Also the
+      largest checkpoint ``Runtime.resume`` reads under these limits.
 
     Shape:
 
@@ -104,6 +109,7 @@ class Limits:
     variables_bytes: int = 4 * MiB
     approval_timeout: float = 3600.0
     approval_pause: float = 3600.0
+    checkpoint_bytes: int = 32 * MiB
 
     def __post_init__(self) -> None:
         for name in ("timeout", "kill_grace", "approval_timeout", "call_timeout"):
@@ -128,6 +134,8 @@ class Limits:
             raise ValueError("output limits must not be negative")
         if self.disk_bytes is not None and not self.disk_bytes > 0:
             raise ValueError("Limits.disk_bytes must be positive or None")
+        if not (isinstance(self.checkpoint_bytes, int) and self.checkpoint_bytes > 0):
+            raise ValueError("Limits.checkpoint_bytes must be a positive int")
         if not 0 <= self.variables_bytes <= MAX_VARIABLES_BYTES:
             raise ValueError(f"Limits.variables_bytes must be in [0, {MAX_VARIABLES_BYTES}]")
         problem = self.wire().problem()

@@ -36,7 +36,6 @@ from tether.codec import (
 from .approvals import ApproveHook, Clock
 from .assembly import Measured, assemble
 from .channel import Channel
-from .checkpoints import CallLog, Replay
 from .endings import (
     Ending,
     broken_protocol,
@@ -53,6 +52,7 @@ from .launch import StartedGuest
 from .output import CappedOutput
 from .process import Child
 from .reader import Reader
+from .replay import CallLog, Replay
 from .request import RunRequest
 from .result import RunError, RunResult, Status
 from .serving import BindingCalls

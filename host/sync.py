@@ -65,6 +65,7 @@ class SyncRuntime:
         approve: ApproveHook | None = None,
         tracing: Tracing | None = None,
         launcher: Launcher | None = None,
+        checkpoint_key: bytes | Sequence[bytes] | None = None,
     ) -> None:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever,
@@ -79,7 +80,7 @@ class SyncRuntime:
                               syscall_filter=syscall_filter, check=check,
                               python_packages=python_packages, node_packages=node_packages,
                               preload=preload, approve=approve, tracing=tracing,
-                              launcher=launcher)
+                              launcher=launcher, checkpoint_key=checkpoint_key)
             await runtime.__aenter__()
             return runtime
 
@@ -147,7 +148,7 @@ class SyncRuntime:
             approve=approve, suspendable=suspendable))
 
     def resume(self, checkpoint: bytes, value: Any = None, *, bindings: BindingsArg = None,
-               sandbox: Sandbox | str | None = None,
+               limits: Limits | None = None, sandbox: Sandbox | str | None = None,
                on_event: Callable[[RunEvent], object] | None = None,
                approve: ApproveHook | None = None) -> RunResult:
         """``Runtime.resume``, blocking."""
@@ -155,8 +156,8 @@ class SyncRuntime:
             if self._closed:
                 raise RuntimeError("this SyncRuntime is closed")
         return self._call(self.runtime.resume(checkpoint, value, bindings=bindings,
-                                              sandbox=sandbox, on_event=on_event,
-                                              approve=approve))
+                                              limits=limits, sandbox=sandbox,
+                                              on_event=on_event, approve=approve))
 
     def session(self, variables: Mapping[str, Any] | None = None, *,
                 language: str = "python", bindings: BindingsArg = None,
