@@ -227,7 +227,7 @@ def _opened(data: bytes, keys: CheckpointKeys, limits: Limits) -> Opened:
     checkpoint = _checkpoint(decoded)
     for number, call in enumerate(checkpoint.calls, 1):
         problem = None if not call.answered or call.error is not None else \
-            _answer_problem(call.value, limits)
+            answer_problem(call.value, limits)
         if problem is not None:
             raise CheckpointError(f"call {number} of the checkpoint's log: its answer {problem}")
     return Opened(checkpoint, len(body))
@@ -298,8 +298,9 @@ def _call(entry: Any, number: int, bindings: list[str]) -> LoggedCall:
     return call
 
 
-def _answer_problem(value: Any, limits: Limits) -> str | None:
-    """Why a logged answer cannot be sent to a guest under ``limits``, or None."""
+def answer_problem(value: Any, limits: Limits) -> str | None:
+    """Why ``value`` (a wire value) cannot answer a call of a guest under
+    ``limits``, as a RESULT's value must fit them, or None."""
     try:
         check_value(value, limits.max_depth)
     except ValueModelError as exc:

@@ -12,13 +12,13 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mappin
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from tether.codec import DEFAULT_MAX_FRAME_BYTES, ValueModelError, encode_payload, to_wire_plain
+from tether.codec import DEFAULT_MAX_FRAME_BYTES, ValueModelError, to_wire
 
 from . import prompt
 from .approvals import ApproveHook
 from .bindings import BindingsArg, HostBinding, describe_bindings, prepare_bindings
 from .check import Checker, invalid
-from .checkpoints import CheckpointError, CheckpointKeys, open_checkpoint
+from .checkpoints import CheckpointError, CheckpointKeys, answer_problem, open_checkpoint
 from .events import Emitter, EventBuffer, RunEvent, combine
 from .guests import (
     LANGUAGES,
@@ -532,13 +532,12 @@ class Runtime:
 def _resume_value(value: Any, limits: Limits) -> Any:
     """The answer resume gives the suspended call, as a wire value that fits ``limits``."""
     try:
-        wire, plain = to_wire_plain(value, limits.max_depth)
+        wire = to_wire(value, limits.max_depth)
     except ValueModelError as exc:
         raise TypeError(f"value is outside the value model: {exc}") from None
-    payload = encode_payload({"value": wire}, plain=plain)
-    if len(payload) - 7 > limits.value_bytes:  # the map and its key
-        raise ValueError(f"value takes {len(payload) - 7} bytes, over Limits.value_bytes "
-                         f"({limits.value_bytes})")
+    problem = answer_problem(wire, limits)
+    if problem is not None:
+        raise ValueError(f"value {problem}")
     return wire
 
 

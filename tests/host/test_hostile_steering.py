@@ -222,6 +222,22 @@ def test_resume_runs_under_the_hosts_limits_never_the_checkpoints() -> None:
     assert small.error is not None and "MemoryError" in small.error.type + small.error.message
 
 
+def test_resumes_own_value_must_fit_the_limits() -> None:
+    """It answers the suspended call: a RESULT the guest must accept."""
+    checkpoint = _suspended("return await ask_manager('?')")
+
+    async def resume(value: Any) -> RunResult:
+        async with Runtime(pool=None) as rt:
+            return await rt.resume(checkpoint, value, bindings=[ask_manager],
+                                   limits=quick(value_bytes=65_536))
+
+    with pytest.raises(ValueError, match="value_bytes"):
+        asyncio.run(resume("x" * 100_000))
+    with pytest.raises(TypeError, match="value model"):
+        asyncio.run(resume(object()))
+    assert asyncio.run(resume("x" * 1000)).value == "x" * 1000
+
+
 def _shared_reference_bomb(levels: int) -> Any:
     value: Any = [0]
     for _ in range(levels):
