@@ -8,11 +8,15 @@ the Runtime's) ``approve`` hook then answers :class:`Allow`, :class:`Deny`
 or :class:`Edit`. A call that needs approval where no hook is given is
 denied.
 
-While a hook waits, the run's wall clock is paused (a person may take
-minutes), so ``Limits.timeout`` counts the program's own time only; each
-wait is bounded by ``Limits.approval_timeout``, after which the call is
-denied. ``Limits.call_timeout`` starts when the binding is called, after
-the approval.
+While a hook waits, the run's wall clock stands still (a person may take
+minutes), for at most ``Limits.approval_pause`` seconds in all per run;
+past that it runs on even while approvals wait, so a program that keeps
+one waiting all the time still ends by ``timeout`` + ``approval_pause``.
+Only that clock stands still: the program's CPU time (``cpu_seconds``)
+and the other calls' ``call_timeout`` count on. Each wait is bounded by
+``Limits.approval_timeout``, after which the call is denied.
+``Limits.call_timeout`` starts when the binding is called, after the
+approval.
 """
 
 from __future__ import annotations
@@ -110,7 +114,8 @@ def policy_of(binding: Any) -> Policy | None:
 
 class Gate:
     """Asks ``hook`` about the calls of one run whose binding requires it,
-    pausing the run's wall clock (``pause``/``unpause``) while it waits."""
+    the run's wall clock standing still (``pause``/``unpause``) while it
+    waits."""
 
     def __init__(self, hook: ApproveHook | None, max_wait: float,
                  clock: Clock) -> None:
@@ -157,31 +162,50 @@ class Gate:
 
 
 class Clock:
-    """The run's wall-clock deadline, paused while any approval waits."""
+    """The run's wall-clock deadline, which stands still while any approval
+    waits, for at most ``most`` seconds in all (``Limits.approval_pause``).
 
-    def __init__(self) -> None:
+    A pause moves the deadline as far as what is left of ``most`` would
+    take it, so that it falls due on its own once that is spent; the end
+    of the pause moves it back to what the pause took."""
+
+    def __init__(self, most: float) -> None:
         self.deadline: asyncio.Timeout | None = None
+        self._most = most
+        self._left = most
         self._waiting = 0
-        self._left: float | None = None  # of the deadline, while paused
+        self._due: float | None = None  # the deadline before the pause, while paused
+        self._since = 0.0  # when the pause began
+
+    def stood_still(self) -> float:
+        """Seconds the deadline has stood still so far, the pause going on included."""
+        if self._due is None:
+            return self._most - self._left
+        now = asyncio.get_running_loop().time()
+        return self._most - self._left + min(now - self._since, self._left)
 
     def pause(self) -> None:
         self._waiting += 1
         deadline = self.deadline
-        if self._waiting > 1 or deadline is None or deadline.expired():
+        if self._waiting > 1 or deadline is None or deadline.expired() or self._left <= 0:
             return
-        when = deadline.when()
-        if when is not None:
-            with contextlib.suppress(RuntimeError):  # the run's wait is already over
-                deadline.reschedule(None)
-                self._left = when - asyncio.get_running_loop().time()
+        due = deadline.when()
+        if due is None:
+            return
+        with contextlib.suppress(RuntimeError):  # the run's wait is already over
+            deadline.reschedule(due + self._left)
+            self._due, self._since = due, asyncio.get_running_loop().time()
 
     def unpause(self) -> None:
         self._waiting -= 1
-        deadline, left = self.deadline, self._left
-        if self._waiting == 0 and left is not None and deadline is not None:
-            self._left = None
-            with contextlib.suppress(RuntimeError):
-                deadline.reschedule(asyncio.get_running_loop().time() + left)
+        deadline, due = self.deadline, self._due
+        if self._waiting > 0 or due is None or deadline is None:
+            return
+        stood = min(asyncio.get_running_loop().time() - self._since, self._left)
+        self._left -= stood
+        self._due = None
+        with contextlib.suppress(RuntimeError):
+            deadline.reschedule(due + stood)
 
 
 def _denied(reason: str) -> CallError:

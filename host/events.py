@@ -9,7 +9,9 @@ run and a consumer that may lag.
 Printed text is delivered live up to ``Limits.output_bytes`` in total; past
 it no more :class:`Printed` events come (the result still keeps the head
 and the tail of the output). A stream's buffer holds a bounded number of
-events: when the consumer lags that far behind, newer events are dropped,
+events and a bounded number of bytes of what they carry (printed text,
+arguments, values: as encoded on the wire, the ``size`` of a call's
+events): when the consumer lags that far behind, newer events are dropped,
 never the run slowed, and one :class:`EventsDropped` says how many when
 there is room again. The final :class:`RunResult` is always delivered.
 """
@@ -26,7 +28,7 @@ from typing import Any
 
 from tether.codec import Call, Result
 
-from .result import RunError, RunResult
+from .result import RunError
 
 logger = logging.getLogger("tether")
 
@@ -43,25 +45,28 @@ class Printed:
 class CallStarted:
     """A binding call reached its binding: ``id`` is the call's id in the
     run, ``args`` and ``kwargs`` what the program passed (before any
-    approval's edit)."""
+    approval's edit), ``size`` the bytes they took on the wire."""
 
     id: int  #: the call's id, unique in the run
     name: str  #: the binding's name in the program
     args: list[Any]  #: positional arguments as passed
     kwargs: dict[str, Any]  #: keyword arguments as passed
+    size: int = 0  #: bytes of the call as it crossed the wire (its CALL's payload)
 
 
 @dataclass(frozen=True, slots=True)
 class CallEnded:
     """A binding call was answered: ``value`` (in the value model) or
-    ``error`` (what the program's ``BindingError`` carries), and the
-    seconds from :class:`CallStarted` to the answer."""
+    ``error`` (what the program's ``BindingError`` carries), the seconds
+    from :class:`CallStarted` to the answer, and ``size``, the bytes the
+    answer took on the wire."""
 
     id: int  #: the call's id, as in its CallStarted
     name: str  #: the binding's name in the program
     value: Any  #: what the call returned (None with an error)
     error: RunError | None  #: why it failed: ``type`` and ``message``
     duration: float  #: seconds from CallStarted to the answer
+    size: int = 0  #: bytes of the answer as it crossed the wire (its RESULT's payload)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,11 +86,11 @@ class Observer:
     def output(self, stream: str, text: str) -> None:
         """The program printed ``text``."""
 
-    def call_started(self, call: Call) -> None:
-        """``call`` is handed to its binding."""
+    def call_started(self, call: Call, size: int) -> None:
+        """``call`` is handed to its binding; ``size``: its CALL's payload bytes."""
 
-    def call_ended(self, call: Call, result: Result) -> None:
-        """``result`` answers ``call``."""
+    def call_ended(self, call: Call, result: Result, size: int) -> None:
+        """``result`` answers ``call``; ``size``: its RESULT's payload bytes."""
 
     def wire(self, direction: str, data: bytes) -> None:
         """``data`` crossed the guest's channel, ``"in"`` (from the guest)
@@ -103,13 +108,13 @@ class Observers(Observer):
         for observer in self._observers:
             observer.output(stream, text)
 
-    def call_started(self, call: Call) -> None:
+    def call_started(self, call: Call, size: int) -> None:
         for observer in self._observers:
-            observer.call_started(call)
+            observer.call_started(call, size)
 
-    def call_ended(self, call: Call, result: Result) -> None:
+    def call_ended(self, call: Call, result: Result, size: int) -> None:
         for observer in self._observers:
-            observer.call_ended(call, result)
+            observer.call_ended(call, result, size)
 
     def wire(self, direction: str, data: bytes) -> None:
         for observer in self._observers:
@@ -150,27 +155,43 @@ class Emitter(Observer):
         if text:
             self._emit(Printed(stream, text))
 
-    def call_started(self, call: Call) -> None:
+    def call_started(self, call: Call, size: int) -> None:
         self._started[call.id] = time.monotonic()
-        self._emit(CallStarted(call.id, call.name, list(call.args), dict(call.kwargs)))
+        self._emit(CallStarted(call.id, call.name, list(call.args), dict(call.kwargs), size))
 
-    def call_ended(self, call: Call, result: Result) -> None:
+    def call_ended(self, call: Call, result: Result, size: int) -> None:
         started = self._started.pop(call.id, None)
         duration = 0.0 if started is None else time.monotonic() - started
         error = None if result.error is None else RunError(result.error.type,
                                                            result.error.message)
-        self._emit(CallEnded(call.id, call.name, result.value, error, duration))
+        self._emit(CallEnded(call.id, call.name, result.value, error, duration, size))
+
+
+def event_bytes(event: RunEvent) -> int:
+    """What an event carries, in bytes: printed text as UTF-8, a call's
+    arguments or answer as encoded on the wire."""
+    if isinstance(event, Printed):
+        return len(event.text.encode(errors="surrogatepass"))
+    if isinstance(event, CallStarted | CallEnded):
+        return event.size
+    return 0
 
 
 class EventBuffer:
-    """At most ``size`` events waiting for a consumer (see the module's
-    policy); :meth:`put` never waits."""
+    """At most ``size`` events, carrying at most ``max_bytes`` between them
+    (:func:`event_bytes`), waiting for a consumer (see the module's
+    policy); :meth:`put` never waits. An event larger than ``max_bytes``
+    on its own is always dropped."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, max_bytes: int) -> None:
         if not isinstance(size, int) or size < 1:
             raise ValueError("buffer must be a positive int")
+        if not isinstance(max_bytes, int) or max_bytes < 1:
+            raise ValueError("buffer_bytes must be a positive int")
         self._size = size
+        self._max_bytes = max_bytes
         self._events: deque[RunEvent] = deque()
+        self._bytes = 0  # what the waiting events carry
         self._dropped = 0
         self._ready = asyncio.Event()
 
@@ -178,13 +199,15 @@ class EventBuffer:
         if self._dropped and len(self._events) < self._size:
             self._events.append(EventsDropped(self._dropped))
             self._dropped = 0
-        if len(self._events) < self._size:
+        size = event_bytes(event)
+        if len(self._events) < self._size and self._bytes + size <= self._max_bytes:
             self._events.append(event)
+            self._bytes += size
             self._ready.set()
         else:
             self._dropped += 1
 
-    async def events(self, run: asyncio.Future[RunResult]) -> list[RunEvent]:
+    async def events(self, run: asyncio.Future[Any]) -> list[RunEvent]:
         """What is waiting, once there is something or ``run`` is done
         (then possibly nothing)."""
         while not self._events and not run.done():
@@ -196,6 +219,7 @@ class EventBuffer:
                 waiter.cancel()
         taken = list(self._events)
         self._events.clear()
+        self._bytes = 0
         if self._dropped and run.done():
             taken.append(EventsDropped(self._dropped))
             self._dropped = 0

@@ -34,13 +34,18 @@ class Limits:
 
     Time, in seconds:
 
-    - ``timeout``: wall-clock limit for the whole run (status ``timeout``),
-      paused while an approval hook waits.
+    - ``timeout``: wall-clock limit for the whole run (status ``timeout``);
+      its clock stands still while an approval hook waits, up to
+      ``approval_pause``.
     - ``call_timeout``: limit for one binding call (the program gets a
       ``BindingError`` of code CALL_TIMEOUT); None: only ``timeout``.
     - ``kill_grace``: time between SIGTERM and SIGKILL when a run is stopped.
     - ``approval_timeout``: the longest one approval hook may take to answer;
       then the call is denied.
+    - ``approval_pause``: the most the run's clock stands still for
+      approvals, in all; past it the clock runs on while approvals wait, so
+      no run outlives ``timeout`` + ``approval_pause`` (0: approvals never
+      stop the clock). The program's CPU time (``cpu_seconds``) never stops.
 
     Bytes:
 
@@ -54,6 +59,11 @@ class Limits:
       variables it starts with, and those it ends with (with the names left
       out); past it, names are left out and listed in
       ``RunResult.dropped_variables``. At most 4 MiB.
+    - ``checkpoint_bytes``: of a suspendable run, its call log (its calls'
+      and their answers' bytes on the wire) and its checkpoint; past it the
+      log is let go of and the run can no longer be suspended (a Suspend
+      fails its call with a BindingError of type ``Suspend``). Also the
+      largest checkpoint ``Runtime.resume`` reads under these limits.
 
     Shape:
 
@@ -98,6 +108,8 @@ class Limits:
     disk_bytes: int | None = 256 * MiB
     variables_bytes: int = 4 * MiB
     approval_timeout: float = 3600.0
+    approval_pause: float = 3600.0
+    checkpoint_bytes: int = 32 * MiB
 
     def __post_init__(self) -> None:
         for name in ("timeout", "kill_grace", "approval_timeout", "call_timeout"):
@@ -107,6 +119,10 @@ class Limits:
             if not (isinstance(value, (int, float)) and 0 < value <= sys.float_info.max):
                 raise ValueError(f"Limits.{name} must be a positive, finite number of seconds"
                                  + (" or None" if name == "call_timeout" else ""))
+        if not (isinstance(self.approval_pause, (int, float))
+                and 0 <= self.approval_pause <= sys.float_info.max):
+            raise ValueError("Limits.approval_pause must be a finite number of seconds, "
+                             "0 or more")
         for name in _RESOURCES:
             value = getattr(self, name)
             most = MAX_CPU_SECONDS if name == "cpu_seconds" else MAX_RESOURCE
@@ -118,6 +134,8 @@ class Limits:
             raise ValueError("output limits must not be negative")
         if self.disk_bytes is not None and not self.disk_bytes > 0:
             raise ValueError("Limits.disk_bytes must be positive or None")
+        if not (isinstance(self.checkpoint_bytes, int) and self.checkpoint_bytes > 0):
+            raise ValueError("Limits.checkpoint_bytes must be a positive int")
         if not 0 <= self.variables_bytes <= MAX_VARIABLES_BYTES:
             raise ValueError(f"Limits.variables_bytes must be in [0, {MAX_VARIABLES_BYTES}]")
         problem = self.wire().problem()

@@ -4,7 +4,6 @@ the guest, and the checkpoint that saves it when the run is suspended."""
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -13,14 +12,15 @@ from typing import Any
 from tether.codec import Run, RunLimits
 
 from .bindings import HostBinding
-from .checkpoints import Checkpoint, LoggedCall
+from .checkpoints import Checkpoint, CheckpointKeys, LoggedCall, seal
 from .limits import Limits
 
 
 @dataclass(frozen=True, slots=True)
 class RunRequest:
     """``variables`` are wire values (spec §7.9); ``last_expression``: a
-    final expression statement returns its value."""
+    final expression statement returns its value; ``checkpoint_keys``
+    seal its checkpoint, if it is suspended (None: the process's key)."""
 
     source: str
     language: str
@@ -28,6 +28,7 @@ class RunRequest:
     limits: Limits
     variables: dict[str, Any] | None = None
     last_expression: bool = False
+    checkpoint_keys: CheckpointKeys | None = None
 
     def wire_limits(self) -> RunLimits:
         """The limits RUN carries, which are also those applied to the guest."""
@@ -38,14 +39,15 @@ class RunRequest:
                    bindings=tuple(b.wire for b in self.bindings.values()), limits=limits,
                    variables=self.variables, last_expression=self.last_expression)
 
-    def checkpoint(self, calls: list[LoggedCall], reason: str) -> bytes:
-        """This run, suspended after ``calls``, for ``Runtime.resume``."""
-        return Checkpoint(
+    async def checkpoint(self, calls: list[LoggedCall], reason: str) -> bytes:
+        """This run, suspended after ``calls``, sealed for ``Runtime.resume``
+        (CheckpointError past ``Limits.checkpoint_bytes``)."""
+        return await seal(Checkpoint(
             source=self.source, language=self.language,
-            bindings=[{"name": b.wire.name, "signature": b.wire.signature, "doc": b.wire.doc}
-                      for b in self.bindings.values()],
-            limits=dataclasses.asdict(self.limits), variables=self.variables,
-            last_expression=self.last_expression, calls=calls, reason=reason).encode()
+            bindings=[b.wire.name for b in self.bindings.values()],
+            variables=self.variables, last_expression=self.last_expression, calls=calls,
+            reason=reason), self.checkpoint_keys or CheckpointKeys(None),
+            self.limits.checkpoint_bytes)
 
 
 @functools.lru_cache(maxsize=64)

@@ -18,7 +18,7 @@ from . import prompt
 from .approvals import ApproveHook
 from .bindings import BindingsArg, HostBinding, describe_bindings, prepare_bindings
 from .check import Checker, invalid
-from .checkpoints import CallLog, Checkpoint, CheckpointError, Replay
+from .checkpoints import CheckpointError, CheckpointKeys, answer_problem, open_checkpoint
 from .events import Emitter, EventBuffer, RunEvent, combine
 from .guests import (
     LANGUAGES,
@@ -40,12 +40,13 @@ from .pool import (
     discard,
 )
 from .remote import Launcher
+from .replay import CallLog, Replay
 from .request import RunRequest
 from .result import RunError, RunResult, RunStats, Status
 from .sandbox import Sandbox, resolve
 from .seccomp import SeccompUnavailable, SyscallFilter
 from .session import Session
-from .tasks import Tasks
+from .tasks import Tasks, carrying_exits, unwrapped
 from .threads import WorkerThreads
 from .variables import RunSession, prepare_variables
 from .zygote import Zygote
@@ -55,6 +56,8 @@ if TYPE_CHECKING:
 
 #: Room is left in the default frame ceiling for RUN's bindings and limits.
 MAX_SOURCE_BYTES = DEFAULT_MAX_FRAME_BYTES - 1024 * 1024
+#: What a stream's events may carry while they wait for its consumer.
+STREAM_BUFFER_BYTES = 16 * 1024 * 1024
 
 
 class Runtime:
@@ -89,7 +92,14 @@ class Runtime:
     the command's stdio; see docs/scaling.md); then the engine is the
     sandbox, ``sandbox`` must stay ``"auto"`` and ``runtime.sandbox`` is
     ``process`` (the host's own side), while the pool keeps started remote
-    guests warm as ``pool`` says. Use it as an
+    guests warm as ``pool`` says. ``checkpoint_key`` seals the
+    checkpoints of suspended runs, so that resume refuses any a store
+    altered: bytes of at least 32 (``secrets.token_bytes(32)``), or a
+    sequence of such, newest first (the first seals, any opens: a key being
+    rotated out still opens what it sealed); keep it, and give it to every
+    Runtime that resumes them, in any process. None (the default): a random
+    key made once per process, so checkpoints resume in this process only.
+    Use it as an
     async context manager, so that closing it stops the warm guests and ends
     runs still going (their result has status ``cancelled``)::
 
@@ -115,6 +125,7 @@ class Runtime:
         approve: ApproveHook | None = None,
         tracing: Tracing | None = None,
         launcher: Launcher | None = None,
+        checkpoint_key: bytes | Sequence[bytes] | None = None,
     ) -> None:
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError("limits must be a tether.Limits")
@@ -148,6 +159,7 @@ class Runtime:
         self.approve = approve
         self.tracing = tracing
         self._checker = Checker(self._interpreters)
+        self._checkpoint_keys = CheckpointKeys(checkpoint_key)
 
     def _profile(self, sandbox: Sandbox | str | None) -> Sandbox:
         if sandbox is None:
@@ -259,10 +271,12 @@ class Runtime:
                 return invalid(found)
         return await self._start(source, language, prepared, limits, profile, wire_variables,
                                  bool(last_expression), on_event, approve,
-                                 CallLog() if suspendable else None, None)
+                                 CallLog(limits.checkpoint_bytes) if suspendable else None,
+                                 None)
 
     async def resume(self, checkpoint: bytes, value: Any = None, *,
-                     bindings: BindingsArg = None, sandbox: Sandbox | str | None = None,
+                     bindings: BindingsArg = None, limits: Limits | None = None,
+                     sandbox: Sandbox | str | None = None,
                      on_event: Callable[[RunEvent], object] | None = None,
                      approve: ApproveHook | None = None) -> RunResult:
         """Go on with a run that ended with status ``suspended``: its program
@@ -271,29 +285,45 @@ class Runtime:
         is called; those still in flight when it suspended run live), the
         call that suspended returns ``value``, and the run goes on live,
         with ``bindings`` (the same names as the suspended run's) and
-        suspendable again. A program that calls something else than the log
-        says, or ends before its suspension point, ends with a
-        ``ResumeDiverged`` error. Raises
+        suspendable again, under ``limits`` (default: the Runtime's; a
+        checkpoint carries none). A program that calls something else than
+        the log says, or ends before its suspension point, ends with a
+        ``ResumeDiverged`` error. The checkpoint is read as hostile input
+        (docs/checkpoints.md): raises
         :class:`~tether.host.checkpoints.CheckpointError` (a ValueError) for
-        bytes that are no checkpoint, or bindings that are not the run's."""
+        bytes that are no checkpoint of this version, were altered or sealed
+        with another ``checkpoint_key``, do not fit ``limits``, or whose
+        bindings are not those given; ValueError/TypeError for a ``value``
+        outside the value model or ``limits.value_bytes``."""
         self._check_loop()
         if self._closed:
             raise RuntimeError("this Runtime is closed")
-        saved = Checkpoint.decode(checkpoint)
+        if limits is not None and not isinstance(limits, Limits):
+            raise TypeError("limits must be a tether.Limits")
+        limits = limits or self.limits
+        wire_value = _resume_value(value, limits)
+        opened = await open_checkpoint(checkpoint, self._checkpoint_keys, limits)
+        saved = opened.checkpoint
+        if saved.language not in LANGUAGES:
+            raise CheckpointError(f"the checkpoint's language {saved.language!r} is not one "
+                                  f"tether runs ({', '.join(LANGUAGES)})")
+        if len(saved.source.encode(errors="surrogatepass")) > MAX_SOURCE_BYTES:
+            raise CheckpointError(f"the checkpoint's source is over {MAX_SOURCE_BYTES} bytes")
         prepared = prepare_bindings(bindings, saved.language)
-        if sorted(prepared) != sorted(b["name"] for b in saved.bindings):
-            raise CheckpointError(
-                f"the checkpoint's bindings are {sorted(b['name'] for b in saved.bindings)}; "
-                f"resume was given {sorted(prepared)}")
+        if sorted(prepared) != sorted(saved.bindings):
+            raise CheckpointError(f"the checkpoint's bindings are {sorted(saved.bindings)}; "
+                                  f"resume was given {sorted(prepared)}")
         try:
-            wire_value = to_wire(value)
-        except ValueModelError as exc:
-            raise TypeError(f"value is outside the value model: {exc}") from None
-        replay = Replay(saved.calls, wire_value)
+            variables = None if saved.variables is None else \
+                prepare_variables(saved.variables, prepared, limits)
+        except (TypeError, ValueError) as exc:
+            raise CheckpointError(f"the checkpoint's variables: {exc}") from None
+        replay = Replay(saved.calls, wire_value,
+                        CallLog(limits.checkpoint_bytes, used=opened.size))
         profile = self._profile(sandbox)
-        return await self._start(saved.source, saved.language, prepared, saved.limits_value(),
-                                 profile, saved.variables, saved.last_expression, on_event,
-                                 approve, replay.log, replay)
+        return await self._start(saved.source, saved.language, prepared, limits, profile,
+                                 variables, saved.last_expression, on_event, approve,
+                                 replay.log, replay)
 
     async def _start(self, source: str, language: str, prepared: dict[str, HostBinding],  # noqa: PLR0917
                      limits: Limits, profile: Sandbox, wire_variables: dict[str, Any] | None,
@@ -332,7 +362,7 @@ class Runtime:
         assert ready is not None
         trace = None if self.tracing is None else self.tracing.start(language, str(profile))
         request = RunRequest(source, language, prepared, limits, wire_variables,
-                             bool(last_expression))
+                             bool(last_expression), self._checkpoint_keys)
         session = Session(request, ready, defer=self._defer,
                           binding_threads=self._binding_threads,
                           observer=combine(None if on_event is None else
@@ -353,6 +383,7 @@ class Runtime:
             pool.refill()  # after the run, so a new guest's start-up does not slow it
 
     async def stream(self, source: str, *, buffer: int = 1024,
+                     buffer_bytes: int = STREAM_BUFFER_BYTES,
                      **options: Any) -> AsyncIterator[RunEvent | RunResult]:
         """Run ``source`` like :meth:`run` (same ``options``) and yield its
         events as they happen, then the :class:`RunResult` last::
@@ -361,21 +392,28 @@ class Runtime:
                 if isinstance(item, tether.Printed):
                     print(item.text, end="")
 
-        At most ``buffer`` events wait for a consumer that lags; past that,
-        newer ones are dropped and an :class:`~tether.EventsDropped` counts
-        them, so the program never waits for the consumer. Leaving the loop
-        early cancels the run."""
+        At most ``buffer`` events, carrying at most ``buffer_bytes`` of text,
+        arguments and values between them (as encoded on the wire: the
+        ``size`` of a call's events), wait for a consumer that lags; past
+        that, newer ones are dropped and an :class:`~tether.EventsDropped`
+        counts them, so the program never waits for the consumer and never
+        fills the host's memory. Leaving the loop early cancels the run; a
+        KeyboardInterrupt or SystemExit a binding raised is raised here."""
         if "on_event" in options:
             raise TypeError("stream() takes no on_event")
-        events = EventBuffer(buffer)
-        run = asyncio.ensure_future(self.run(source, on_event=events.put, **options))
+        events = EventBuffer(buffer, buffer_bytes)
+        # A binding's KeyboardInterrupt or SystemExit is raised here, to the
+        # consumer, once the run is cleaned up: raised from the run's own
+        # task it would stop the event loop instead.
+        run = asyncio.ensure_future(carrying_exits(
+            self.run(source, on_event=events.put, **options)))
         try:
             while not run.done():
                 for event in await events.events(run):
                     yield event
             for event in await events.events(run):
                 yield event
-            yield run.result()
+            yield unwrapped(run.result())
         finally:
             if not run.done():
                 run.cancel()
@@ -489,6 +527,18 @@ class Runtime:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+def _resume_value(value: Any, limits: Limits) -> Any:
+    """The answer resume gives the suspended call, as a wire value that fits ``limits``."""
+    try:
+        wire = to_wire(value, limits.max_depth)
+    except ValueModelError as exc:
+        raise TypeError(f"value is outside the value model: {exc}") from None
+    problem = answer_problem(wire, limits)
+    if problem is not None:
+        raise ValueError(f"value {problem}")
+    return wire
 
 
 def _compile(syscall_filter: SyscallFilter | None) -> bytes:

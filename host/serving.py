@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import sys
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from concurrent.futures import Executor
 from typing import Any
 
@@ -38,11 +38,12 @@ from tether.codec import (
 
 from .approvals import ApproveHook, Clock, Edit, Gate
 from .bindings import HostBinding
-from .checkpoints import CallLog, LoggedCall, Replay, Suspend
+from .checkpoints import CheckpointError, LoggedCall, Suspend
 from .endings import Ending, cancelled
 from .events import Observer
 from .limits import Limits
 from .reader import between_steps, decoding
+from .replay import CallLog, Replay
 from .result import RunError, Status
 from .threads import WorkerThreads
 
@@ -51,8 +52,9 @@ from .threads import WorkerThreads
 LARGE_ITEMS = 4096
 
 #: How a run is saved for :meth:`Runtime.resume`: its checkpoint's bytes
-#: from the call log and the reason the run was suspended.
-Checkpointer = Callable[[list[LoggedCall], str], bytes]
+#: from the call log and the reason the run was suspended (CheckpointError
+#: if it cannot be saved).
+Checkpointer = Callable[[list[LoggedCall], str], Awaitable[bytes]]
 
 
 class BindingCalls:
@@ -116,7 +118,7 @@ class BindingCalls:
         if refusal is not None or binding is None:
             self._send(Result(id=call.id, error=refusal), None)
             return
-        task = _start_task(self._serve(call, binding))
+        task = _start_task(self._serve(call, binding, self._conn.last_payload_size))
         if not task.done():
             self._in_flight[call.id] = task
 
@@ -161,14 +163,22 @@ class BindingCalls:
             self._send(answer, None)
         return True
 
-    def _suspended(self, call: Call, suspend: Suspend) -> Ending | Result:
+    async def _suspended(self, call: Call, suspend: Suspend) -> Ending | Result:
         """The run's end for a call that suspends it, or the call's refusal
-        when the run was not made suspendable."""
+        when the run was not made suspendable or cannot be saved (its log
+        or its checkpoint passed ``Limits.checkpoint_bytes``)."""
         if self._log is None:
-            return Result(id=call.id, error=CallError(
-                ErrorCode.BINDING_ERROR, "Suspend",
-                f"{call.name}() asked to suspend a run that is not suspendable"))
-        checkpoint = self._checkpoint(self._log.suspended_at(call), suspend.reason)
+            return _refused_suspension(
+                call, f"{call.name}() asked to suspend a run that is not suspendable")
+        if self._log.full:
+            return _refused_suspension(
+                call, f"{call.name}() asked to suspend a run whose call log passed "
+                      f"Limits.checkpoint_bytes ({self._log.max_bytes} bytes): it can no "
+                      "longer be suspended")
+        try:
+            checkpoint = await self._checkpoint(self._log.suspended_at(call), suspend.reason)
+        except CheckpointError as exc:
+            return _refused_suspension(call, f"{call.name}() asked to suspend the run: {exc}")
         return Ending(Status.SUSPENDED, RunError("Suspended", suspend.reason),
                       checkpoint=checkpoint)
 
@@ -180,9 +190,10 @@ class BindingCalls:
                                       .to_wire()))
         return self._conn.last_payload_size - envelope + 3  # 82, less the empty 80 and a0
 
-    async def _serve(self, call: Call, binding: HostBinding) -> None:
+    async def _serve(self, call: Call, binding: HostBinding, size: int) -> None:
+        """``size``: the bytes of the CALL's payload."""
         if self._observer is not None:
-            self._observer.call_started(call)
+            self._observer.call_started(call, size)
         try:
             await self._answer(call, binding)
         finally:
@@ -197,7 +208,7 @@ class BindingCalls:
         try:
             result, payload = await self._outcome(call, binding)
         except Suspend as exc:
-            suspended = self._suspended(call, exc)
+            suspended = await self._suspended(call, exc)
             if isinstance(suspended, Ending):
                 self._finish(suspended)
                 return
@@ -217,7 +228,9 @@ class BindingCalls:
         except BaseException as exc:  # GeneratorExit, BaseException subclasses
             result = binding_error(call.id, exc)
         if self._observer is not None:
-            self._observer.call_ended(call, result)
+            if payload is None:  # an error, or a refusal: small unless a binding made it large
+                payload = encode_payload(result.to_wire())
+            self._observer.call_ended(call, result, payload_size(payload))
         self._send(result, payload)
 
     async def _outcome(self, call: Call, binding: HostBinding) -> tuple[Result, Payload | None]:
@@ -296,6 +309,10 @@ def result_for(call: Call, value: Any, limits: Limits, *,
             f"{call.name}() returned more than {excess.amount} "
             f"values (value_bytes / 16)")), None
     return result, payload
+
+
+def _refused_suspension(call: Call, why: str) -> Result:
+    return Result(id=call.id, error=CallError(ErrorCode.BINDING_ERROR, "Suspend", why))
 
 
 def binding_error(call_id: int, exc: BaseException) -> Result:

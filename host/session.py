@@ -36,7 +36,6 @@ from tether.codec import (
 from .approvals import ApproveHook, Clock
 from .assembly import Measured, assemble
 from .channel import Channel
-from .checkpoints import CallLog, Replay
 from .endings import (
     Ending,
     broken_protocol,
@@ -53,6 +52,7 @@ from .launch import StartedGuest
 from .output import CappedOutput
 from .process import Child
 from .reader import Reader
+from .replay import CallLog, Replay
 from .request import RunRequest
 from .result import RunError, RunResult, Status
 from .serving import BindingCalls
@@ -98,7 +98,7 @@ class Session:
         #: if it never gets there.
         self._replayed_output = CappedOutput(limits.output_bytes)
         self._observer = observer
-        self._clock = Clock()
+        self._clock = Clock(limits.approval_pause)
         self._calls = BindingCalls(request.bindings, limits, self._conn, send=self._send,
                                    finish=self._finish, checkpoint=request.checkpoint,
                                    clock=self._clock, threads=binding_threads,
@@ -144,11 +144,14 @@ class Session:
             try:
                 async with (asyncio.timeout(self.limits.timeout) if guest.deadline is None
                             else asyncio.timeout_at(guest.deadline)) as deadline:
-                    self._clock.deadline = deadline  # paused while an approval waits
+                    self._clock.deadline = deadline  # stands still while approvals wait
                     ending = await self._until_end(child)
             except TimeoutError:
+                paused = self._clock.stood_still()
                 ending = Ending(Status.TIMEOUT, RunError(
-                    "Timeout", f"the program did not finish within {self.limits.timeout:g} s"))
+                    "Timeout", f"the program did not finish within {self.limits.timeout:g} s"
+                    + (f" (and {paused:.3g} s its clock stood still for approvals)"
+                       if paused else "")))
             wall_time = loop.time() - started
             self._cpu = self._launched.cpu_seconds()
             if ending.after_done and self._defer is not None:

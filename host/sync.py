@@ -19,6 +19,7 @@ from .result import RunResult
 from .runtime import Runtime
 from .sandbox import Sandbox
 from .seccomp import SyscallFilter
+from .tasks import HostExit, carrying_exits, unwrapped
 from .variables import RunSession
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ class SyncRuntime:
         approve: ApproveHook | None = None,
         tracing: Tracing | None = None,
         launcher: Launcher | None = None,
+        checkpoint_key: bytes | Sequence[bytes] | None = None,
     ) -> None:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever,
@@ -78,7 +80,7 @@ class SyncRuntime:
                               syscall_filter=syscall_filter, check=check,
                               python_packages=python_packages, node_packages=node_packages,
                               preload=preload, approve=approve, tracing=tracing,
-                              launcher=launcher)
+                              launcher=launcher, checkpoint_key=checkpoint_key)
             await runtime.__aenter__()
             return runtime
 
@@ -92,16 +94,18 @@ class SyncRuntime:
         """``coro``'s result, run on the loop. If the caller is interrupted
         meanwhile (KeyboardInterrupt in its thread), the work is cancelled
         (unless not ``interruptible``) and waited for before the interrupt
-        goes on: a run's guest is gone by then, and a close has finished."""
+        goes on: a run's guest is gone by then, and a close has finished. A
+        KeyboardInterrupt or SystemExit that a binding raised is raised here,
+        in the caller's thread, after its run's cleanup; the loop goes on."""
         if threading.current_thread() is self._thread:
             coro.close()
             raise RuntimeError("a SyncRuntime cannot be used from its own loop "
                                "(from an async binding): await Runtime.run there")
         ended = threading.Event()
-        tasks: list[asyncio.Task[_T]] = []
+        tasks: list[asyncio.Task[_T | HostExit]] = []
 
         def start() -> None:
-            task = self._loop.create_task(coro)
+            task = self._loop.create_task(carrying_exits(coro))
             task.add_done_callback(lambda _: ended.set())
             tasks.append(task)
 
@@ -116,7 +120,7 @@ class SyncRuntime:
                 self._loop.call_soon_threadsafe(cancel)
             ended.wait()
             raise
-        return tasks[0].result()
+        return unwrapped(tasks[0].result())
 
     def run(
         self,
@@ -144,7 +148,7 @@ class SyncRuntime:
             approve=approve, suspendable=suspendable))
 
     def resume(self, checkpoint: bytes, value: Any = None, *, bindings: BindingsArg = None,
-               sandbox: Sandbox | str | None = None,
+               limits: Limits | None = None, sandbox: Sandbox | str | None = None,
                on_event: Callable[[RunEvent], object] | None = None,
                approve: ApproveHook | None = None) -> RunResult:
         """``Runtime.resume``, blocking."""
@@ -152,8 +156,8 @@ class SyncRuntime:
             if self._closed:
                 raise RuntimeError("this SyncRuntime is closed")
         return self._call(self.runtime.resume(checkpoint, value, bindings=bindings,
-                                              sandbox=sandbox, on_event=on_event,
-                                              approve=approve))
+                                              limits=limits, sandbox=sandbox,
+                                              on_event=on_event, approve=approve))
 
     def session(self, variables: Mapping[str, Any] | None = None, *,
                 language: str = "python", bindings: BindingsArg = None,

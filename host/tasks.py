@@ -1,11 +1,13 @@
 """Background tasks the host keeps until they end (a guest's start, a run's
-teardown), so that closing waits for them rather than leaves them behind."""
+teardown), so that closing waits for them rather than leaves them behind;
+and a task's way to hand the host's exits to whoever awaits it."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Coroutine
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 logger = logging.getLogger("tether")
@@ -46,3 +48,28 @@ class Tasks(Generic[T]):
                 if self._failure is not None and not task.cancelled() \
                         and task.exception() is not None:
                     logger.warning("tether: %s failed: %r", self._failure, task.exception())
+
+
+@dataclass(frozen=True, slots=True)
+class HostExit:
+    """A KeyboardInterrupt or SystemExit that work in a task raised."""
+
+    exception: KeyboardInterrupt | SystemExit
+
+
+async def carrying_exits(work: Awaitable[T]) -> T | HostExit:
+    """``work``'s result, or the KeyboardInterrupt or SystemExit it raised
+    (a binding may), returned rather than raised: asyncio raises either out
+    of the event loop from the task it ends, which stops the loop of
+    whoever runs it; :func:`unwrapped` raises it in the awaiting caller."""
+    try:
+        return await work
+    except (KeyboardInterrupt, SystemExit) as exc:
+        return HostExit(exc)
+
+
+def unwrapped(outcome: T | HostExit) -> T:
+    """What :func:`carrying_exits` returned: the result, or its exit raised."""
+    if isinstance(outcome, HostExit):
+        raise outcome.exception
+    return outcome

@@ -21,15 +21,19 @@ from .result import RunResult, Status
 if TYPE_CHECKING:
     from opentelemetry.trace import Span, Tracer
 
+#: The largest value, in bytes on the wire, that ``record_values`` records.
+RECORDED_BYTES = 64 * 1024
+
 
 class Tracing:
     """Spans for every run of a Runtime: ``Runtime(tracing=Tracing())``.
 
     ``tracer_provider`` defaults to OpenTelemetry's global one;
     ``record_values`` adds each call's arguments and result (as JSON text,
-    ``gen_ai.tool.call.arguments`` and ``gen_ai.tool.call.result``), which
-    may hold what the program or the bindings should not leak to a trace
-    backend. Raises ImportError without ``opentelemetry-api``
+    ``gen_ai.tool.call.arguments`` and ``gen_ai.tool.call.result``; one of
+    more than RECORDED_BYTES on the wire is only named, with its size),
+    which may hold what the program or the bindings should not leak to a
+    trace backend. Raises ImportError without ``opentelemetry-api``
     (``pip install tether[otel]``)."""
 
     def __init__(self, *, tracer_provider: Any = None, record_values: bool = False) -> None:
@@ -54,7 +58,7 @@ class RunTrace(Observer):
         self._record_values = record_values
         self._calls: dict[int, Span] = {}
 
-    def call_started(self, call: Call) -> None:
+    def call_started(self, call: Call, size: int) -> None:
         from opentelemetry import trace
 
         attributes: dict[str, Any] = {
@@ -63,20 +67,20 @@ class RunTrace(Observer):
             "gen_ai.tool.call.id": str(call.id),
         }
         if self._record_values:
-            attributes["gen_ai.tool.call.arguments"] = _json(
-                {"args": call.args, "kwargs": call.kwargs})
+            attributes["gen_ai.tool.call.arguments"] = _recorded(
+                {"args": call.args, "kwargs": call.kwargs}, size)
         self._calls[call.id] = self._tracer.start_span(
             f"execute_tool {call.name}", context=trace.set_span_in_context(self._span),
             kind=trace.SpanKind.INTERNAL, attributes=attributes)
 
-    def call_ended(self, call: Call, result: Result) -> None:
+    def call_ended(self, call: Call, result: Result, size: int) -> None:
         span = self._calls.pop(call.id, None)
         if span is None:
             return
         if result.error is not None:
             _failed(span, result.error.type, result.error.message)
         elif self._record_values:
-            span.set_attribute("gen_ai.tool.call.result", _json(result.value))
+            span.set_attribute("gen_ai.tool.call.result", _recorded(result.value, size))
         span.end()
 
     def end(self, result: RunResult | None) -> None:
@@ -109,5 +113,10 @@ def _failed(span: Span, error_type: str, message: str) -> None:
     span.set_status(StatusCode.ERROR, message)
 
 
-def _json(value: Any) -> str:
+def _recorded(value: Any, size: int) -> str:
+    """``value`` as JSON text, or a mark for one of more than
+    RECORDED_BYTES (``size``: its bytes on the wire): a span's attributes
+    wait in the exporter's queue, and a program's values may be large."""
+    if size > RECORDED_BYTES:
+        return f"[tether: {size} bytes, not recorded]"
     return json.dumps(value, default=repr, ensure_ascii=False)

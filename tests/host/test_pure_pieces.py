@@ -18,7 +18,7 @@ from tether import Limits
 from tether.codec import Call, Done, ErrorCode, Run, decode_payload, encode_payload
 from tether.host.bindings import prepare_bindings
 from tether.host.channel import channel_pair
-from tether.host.checkpoints import Checkpoint, LoggedCall
+from tether.host.checkpoints import CheckpointKeys, LoggedCall, open_checkpoint
 from tether.host.limits import MAX_CPU_SECONDS, MAX_RESOURCE
 from tether.host.process import readable
 from tether.host.request import RunRequest
@@ -142,12 +142,15 @@ def test_a_request_makes_its_run_and_its_checkpoint() -> None:
     assert isinstance(run, Run) and run.limits.variables_bytes == Limits().variables_bytes
     assert [b.name for b in run.bindings] == ["get"] and run.last_expression
     calls = [LoggedCall("get", ["k"], {}, value="k", answered=True),
+             LoggedCall("get", ["in flight"], {}),
              LoggedCall("get", ["later"], {}, suspended=True)]
-    saved = Checkpoint.decode(request.checkpoint(calls, "later"))
+    sealed = asyncio.run(request.checkpoint(calls, "later"))
+    opened = asyncio.run(open_checkpoint(sealed, CheckpointKeys(None), Limits()))
+    saved = opened.checkpoint
     assert (saved.source, saved.language, saved.variables, saved.reason) == \
         ("return 1", "python", {"n": 1}, "later")
-    assert saved.limits_value() == Limits() and saved.calls == calls
-    assert saved.bindings[0]["name"] == "get"
+    assert saved.calls == calls and saved.bindings == ["get"]
+    assert 0 < opened.size < len(sealed)
 
 
 def test_a_wait_for_a_descriptor_that_times_out_as_it_turns_readable_leaves_the_loop_quiet(

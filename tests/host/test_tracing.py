@@ -32,6 +32,10 @@ def fail() -> None:
     raise ValueError("no")
 
 
+def echo(text: str) -> str:
+    return text
+
+
 PROGRAMS = {
     "python": "x = await add(1, 2)\ntry:\n    await fail()\nexcept BindingError:\n    pass\n"
               "return x",
@@ -39,7 +43,8 @@ PROGRAMS = {
 }
 
 
-def _traced(language: str, record_values: bool = False) -> tuple[Any, list[Any]]:
+def _traced(language: str, record_values: bool = False,
+            program: str | None = None) -> tuple[Any, list[Any]]:
     exporter = InMemorySpanExporter()
     provider = sdk.TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
@@ -49,8 +54,8 @@ def _traced(language: str, record_values: bool = False) -> tuple[Any, list[Any]]
         tracing = Tracing(tracer_provider=provider, record_values=record_values)
         async with Runtime(tracing=tracing, pool=None) as rt:
             with tracer.start_as_current_span("agent step"):
-                return await rt.run(PROGRAMS[language], language=language,
-                                    bindings=[add, fail])
+                return await rt.run(program or PROGRAMS[language], language=language,
+                                    bindings=[add, fail, echo])
 
     result = asyncio.run(go())
     return result, list(exporter.get_finished_spans())
@@ -83,6 +88,18 @@ def test_values_only_when_asked() -> None:
     add_span = next(s for s in spans if s.name == "execute_tool add")
     assert add_span.attributes["gen_ai.tool.call.arguments"] == '{"args": [1, 2], "kwargs": {}}'
     assert add_span.attributes["gen_ai.tool.call.result"] == "3"
+
+
+def test_a_large_value_is_named_not_recorded() -> None:
+    """Spans wait in the exporter's queue: a program's 100 KB argument, and
+    the result that echoes it, would wait there too."""
+    result, spans = _traced("python", record_values=True,
+                            program="return len(await echo('x' * 100_000))")
+    assert result.value == 100_000
+    span = next(s for s in spans if s.name == "execute_tool echo")
+    for attribute in ("gen_ai.tool.call.arguments", "gen_ai.tool.call.result"):
+        text = span.attributes[attribute]
+        assert text.startswith("[tether: 1000") and text.endswith(" bytes, not recorded]")
 
 
 def test_nothing_of_opentelemetry_is_imported_without_tracing() -> None:
