@@ -16,6 +16,7 @@ from typing_extensions import TypedDict
 
 from tether import Binding, Runtime, Status
 from tether.demo import BINDINGS as DEMO
+from tether.host.result import CheckReport
 
 from .conftest import _Shared, pick, run
 
@@ -440,7 +441,8 @@ def test_runtime_check_and_the_runtime_default() -> None:
     found, clean, refused, ran, given = asyncio.run(go())
     assert [(d.line, d.type) for d in found] == [(1, "missing-argument")]
     assert clean == given == ()
-    assert refused.status is Status.INVALID
+    assert found.checked and clean.checked and given.checked
+    assert refused.status is Status.INVALID and refused.check == CheckReport(checked=True)
     assert ran.status is Status.ERROR and ran.error.type == "BindingError"
 
 
@@ -566,10 +568,10 @@ def test_a_python_syntax_error_is_the_checks_only_diagnostic() -> None:
 
 
 def test_the_checked_program_keeps_its_multiline_strings() -> None:
-    from tether.host import check_python
+    from tether.guest.python import check
 
     source = "s = '''a\n  b\n'''\nt = f'''{s}\nc'''\nreturn s"
-    strings = [node.value for node in ast.walk(ast.parse(check_python.wrap(source)))
+    strings = [node.value for node in ast.walk(ast.parse(check.wrap(source)))
                if isinstance(node, ast.Constant) and isinstance(node.value, str)]
     assert "a\n  b\n" in strings and "\nc" in strings, strings
     result = run(source + " + await serch(s)", bindings=BINDINGS, check=True)
