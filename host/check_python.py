@@ -42,15 +42,16 @@ def help(*request: object) -> None: ...
 _TY_THREADS = "1"
 
 
-def stubs(descriptions: Iterable[Description],
-          variables: Sequence[str] = ()) -> tuple[str, dict[str, Keys]]:
+def stubs(descriptions: Iterable[Description], variables: Sequence[str] = (), *,
+          one_dict: bool = True) -> tuple[str, dict[str, Keys]]:
     """The stubs the program is checked against: the bindings, the names
     the guest adds (BindingError, help) and the run's variables (of any
     type); and the keys of the TypedDicts they declare. ``__all__`` names
     them all: a star import leaves out names that begin with ``_`` (a
-    binding may)."""
+    binding may). ``one_dict``: an explicit binding taking keywords is also
+    declared taking them as one dict (stubs_python.rendered)."""
     descriptions = list(descriptions)
-    text, typed_dicts = stubs_python.rendered(descriptions, one_dict=True)
+    text, typed_dicts = stubs_python.rendered(descriptions, one_dict=one_dict)
     declared = "".join(f"{name}: __TetherAny\n" for name in variables)
     text += _GUEST_NAMES + ("from typing import Any as __TetherAny\n" + declared
                             if declared else "")
@@ -88,10 +89,16 @@ def command(workdir: str, ty: str, interpreters: Interpreters, seccomp: bytes,
 
 def request(source: str, descriptions: Iterable[Description],
             variables: Sequence[str]) -> dict[str, Any]:
-    """What the checker is sent: the program, its stubs and what it needs
-    to map ty's view back to the run's."""
+    """What the checker is sent: the program, its stubs (and, where they
+    declare a binding in two forms, the stubs of its keyword form alone:
+    guest/python/check.py asks ty again with them where it could not say
+    which form a call missed) and what it needs to map ty's view back to
+    the run's."""
+    descriptions = list(descriptions)
     text, typed_dicts = stubs(descriptions, variables)
+    keywords, _ = stubs(descriptions, variables, one_dict=False)
     return {"source": source, "stubs": text, "variables": list(variables),
+            "keyword_stubs": keywords if keywords != text else None,
             "typed_dicts": {name: {"every": sorted(keys.every), "required": sorted(keys.required)}
                             for name, keys in typed_dicts.items()}}
 

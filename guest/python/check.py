@@ -10,8 +10,8 @@ Started as::
 by the guests' interpreter, so that a syntax error is the one the guest
 would report. It confines itself (CONFINE: guest/python/confine.py's
 options), says ``{"ready": true}`` on fd 3, reads one request line there,
-``{"source": ..., "stubs": ..., "variables": [...], "typed_dicts": {...},
-"max_diagnostics": N, "max_message": N}``, and answers one line,
+``{"source": ..., "stubs": ..., "keyword_stubs": ..., "variables": [...],
+"typed_dicts": {...}, "max_diagnostics": N, "max_message": N}``, and answers one line,
 ``{"diagnostics": [{"type", "message", "line", "column"}...]}`` (or
 ``{"error": ...}``), then exits.
 
@@ -332,12 +332,33 @@ def check(request: Mapping[str, Any], ty: str, packages: str | None) -> list[dic
     variables = [str(name) for name in request.get("variables", ())]
     typed_dicts = {name: Keys(frozenset(keys["every"]), frozenset(keys["required"]))
                    for name, keys in request.get("typed_dicts", {}).items()}
-    with open(_STUBS, "w", encoding="utf-8") as stubs:
-        stubs.write(request["stubs"])
     with open(_PROGRAM, "w", encoding="utf-8") as program:
         program.write(wrap(source, variables))
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
     _environment(version, packages)
+    found = parse(_ty(ty, version, request["stubs"]), source, variables, typed_dicts)
+    keyword_stubs = request.get("keyword_stubs")
+    calls = _keyword_calls(source, found) if isinstance(keyword_stubs, str) else {}
+    if not calls or not isinstance(keyword_stubs, str):
+        return found
+    # A binding taking keywords is also declared taking them as one dict (an
+    # overload); for a call by keywords ty then says only "no overload
+    # matches". Checked against the keyword form alone, it says what is
+    # wrong (an unexpected or a missing argument), as the run would.
+    again = parse(_ty(ty, version, keyword_stubs), source, variables, typed_dicts)
+    out: list[dict[str, Any]] = []
+    for problem in found:
+        span = calls.get((problem["line"], problem["column"]))
+        said = [d for d in again if span is not None and span[0] <= d["line"] <= span[1]
+                and d["type"] != "no-matching-overload"]
+        out += said or [problem]
+    return out
+
+
+def _ty(ty: str, version: str, stubs: str) -> str:
+    """ty's diagnostics of the program written out, against ``stubs``."""
+    with open(_STUBS, "w", encoding="utf-8") as written:
+        written.write(stubs)
     done = subprocess.run(
         [ty, "check", "--output-format", "concise", "--color", "never", "--no-progress",
          "--python", _ENVIRONMENT, "--python-version", version, "--python-platform", "linux",
@@ -346,7 +367,26 @@ def check(request: Mapping[str, Any], ty: str, packages: str | None) -> list[dic
     if done.returncode not in (0, 1):  # 2: ty's own failure
         raise RuntimeError(f"ty exited with status {done.returncode}: "
                            f"{done.stderr.decode(errors='replace')[-1000:]}")
-    return parse(done.stdout.decode(errors="replace"), source, variables, typed_dicts)
+    return done.stdout.decode(errors="replace")
+
+
+def _keyword_calls(source: str, found: list[dict[str, Any]]) -> dict[tuple[int, int],
+                                                                      tuple[int, int]]:
+    """For each "no overload matches" at a call that passes no argument by
+    position, where it is (line, column) and the lines the call spans."""
+    wanted = {(d["line"], d["column"]) for d in found if d["type"] == "no-matching-overload"}
+    tree = _tree(source) if wanted else None
+    if tree is None:
+        return {}
+    lines = source.splitlines()
+    calls = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and not node.args and node.end_lineno is not None:
+            text = lines[node.lineno - 1].encode()[:node.col_offset].decode(errors="replace")
+            where = (node.lineno, len(text) + 1)  # ty counts characters, ast UTF-8 bytes
+            if where in wanted:
+                calls[where] = (node.lineno, node.end_lineno)
+    return calls
 
 
 def _environment(version: str, packages: str | None) -> None:

@@ -311,6 +311,17 @@ def test_an_explicit_binding_taken_as_one_dict_passes_the_python_check() -> None
     assert result.status is Status.INVALID
 
 
+def test_a_wrong_keyword_call_of_an_explicit_binding_says_what_is_wrong() -> None:
+    """As the run's argument check would (an unexpected or a missing
+    argument), not "no overload matches" of its two declared forms."""
+    result = run("x = await get_weather(town='Oslo')\nreturn await get_weather()",
+                 bindings=BINDINGS, check=True)
+    assert [(d.type, d.line) for d in result.diagnostics] == [
+        ("missing-argument", 1), ("unknown-argument", 1), ("missing-argument", 2)], result
+    assert "`town`" in result.diagnostics[1].message
+    assert "`city`" in result.diagnostics[2].message
+
+
 @pytest.mark.parametrize("source", [
     "let last\nfor (const c of ['red', 'blue']) last = await paint(c)\nreturn last",
     "const hits = await find('q')\nreturn await save(hits.find((h) => h.title) ?? hits[0])",
