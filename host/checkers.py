@@ -154,9 +154,9 @@ class CheckerPool:
     With ``reuse`` a process answers check after check (the TypeScript
     compiler, whose start-up is the costly part) until it is retired;
     without, each check has a process of its own (ty: a fresh process is
-    fast), and once a check has come one more is started and kept ready
-    for the next, confined and limited, so that a check does not wait for
-    a start."""
+    fast), and from the second check on one more is started and kept
+    ready for the next, confined and limited, so that a check does not
+    wait for a start (a Runtime made for one check starts none ahead)."""
 
     def __init__(self, command_for: Callable[[str], GuestCommand], profile: Sandbox, *,
                  size: int, reuse: bool, limits: CheckerLimits = CheckerLimits(),
@@ -178,6 +178,7 @@ class CheckerPool:
         self._closed = False
         #: How many processes this pool has started.
         self.started = 0
+        self._taken = 0  # checks that took a process
 
     async def ask(self, request: dict[str, Any], deadline: float) -> dict[str, Any]:
         """The answer to ``request`` by ``deadline`` (loop time). Raises
@@ -227,7 +228,8 @@ class CheckerPool:
                 process = None  # the pool is closing
         else:
             process = None
-        if not self._reuse and self._spare is None and not self._closed:
+        self._taken += 1
+        if not self._reuse and self._spare is None and not self._closed and self._taken > 1:
             self._spare = self._spares.spawn(self._start_spare())
         return process if process is not None else await self._start()
 
