@@ -20,7 +20,7 @@ import math
 from collections.abc import Callable, Iterable
 
 from . import check_python, check_typescript
-from .checkers import CheckerLimits, CheckerPool, NotChecked
+from .checkers import RETIRE_BYTES, CheckerLimits, CheckerPool, NotChecked
 from .description import Description
 from .guests import GuestCommand, GuestUnavailable, Interpreters, Packages
 from .result import CheckReport, Diagnostics, RunError, RunResult, Status
@@ -35,9 +35,6 @@ MAX_CHECK_SOURCE_BYTES = 256 * 1024
 MAX_DIAGNOSTICS = 20
 #: Characters kept of one problem's message.
 MAX_MESSAGE = 2000
-#: A TypeScript compiler kept for later checks is retired once its memory
-#: passes this (it grows with every distinct file it reads).
-RETIRE_BYTES = 512 * 1024 * 1024
 #: Checker processes of each language (and profile) at once; more checks
 #: wait for one, within their deadline.
 CHECKERS = 4

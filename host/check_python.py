@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
+from functools import cache
 from typing import Any
 
 from . import stubs_python
@@ -60,6 +61,7 @@ def stubs(descriptions: Iterable[Description], variables: Sequence[str] = (), *,
     return text + f"__all__ = {names!r}\n", typed_dicts
 
 
+@cache
 def find_ty() -> str:
     """ty's binary; raises NotChecked where it is not installed."""
     try:

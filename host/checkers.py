@@ -30,13 +30,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .guests import GuestCommand
+from .guests import GuestCommand, MiB
 from .launch import GuestProcess, GuestStartError, launch, new_workdir
 from .process import in_thread, remove_tree
 from .sandbox import Sandbox
 from .tasks import Tasks
 
-MiB = 1024 * 1024
 #: Memory a checker process may hold (the cgroup's ceiling, and its data rlimit).
 CHECKER_MEMORY_BYTES = 1024 * MiB
 #: Processes and threads in a checker's cgroup.
@@ -50,6 +49,10 @@ CHECKER_DISK_BYTES = 64 * MiB
 CHECKER_RAW_OUTPUT_BYTES = 4096
 #: Largest answer line read from a checker.
 MAX_ANSWER_BYTES = 1 * MiB
+#: A checker kept for later checks is retired after this many, or once its
+#: resident memory passes RETIRE_BYTES (it grows with what it reads).
+RETIRE_CHECKS = 200
+RETIRE_BYTES = 512 * MiB
 
 
 class NotChecked(Exception):
@@ -160,7 +163,7 @@ class CheckerPool:
 
     def __init__(self, command_for: Callable[[str], GuestCommand], profile: Sandbox, *,
                  size: int, reuse: bool, limits: CheckerLimits = CheckerLimits(),
-                 retire_checks: int = 200, retire_bytes: int = 512 * MiB,
+                 retire_checks: int = RETIRE_CHECKS, retire_bytes: int = RETIRE_BYTES,
                  start_timeout: float = 10.0) -> None:
         self._command_for = command_for
         self._profile = profile
