@@ -146,6 +146,7 @@ def python_checkers(repeat: int) -> None:
 
     from ty import find_ty_bin
 
+    from tether.guest.python import check
     from tether.host import check_python, describe_bindings
 
     print("Python checkers, per check (median ms, fresh process unless said):")
@@ -165,7 +166,7 @@ def python_checkers(repeat: int) -> None:
         for source in PROGRAMS["python"]:
             with tempfile.TemporaryDirectory() as scratch:
                 (Path(scratch) / "__tether_bindings__.pyi").write_text(stubs)
-                (Path(scratch) / "program.py").write_text(check_python.wrap(source))
+                (Path(scratch) / "program.py").write_text(check.wrap(source))
                 subprocess.run(command, cwd=scratch, capture_output=True, check=False)  # warm-up
                 samples = []
                 for _ in range(repeat):

@@ -9,7 +9,7 @@ from .guests import GuestUnavailable
 from .limits import Limits
 from .pool import PoolConfig
 from .remote import CommandLauncher, Launcher
-from .result import OutputChunk, RunError, RunResult, RunStats, Status
+from .result import CheckReport, Diagnostics, OutputChunk, RunError, RunResult, RunStats, Status
 from .runtime import Runtime
 from .sandbox import Sandbox, SandboxUnavailable
 from .seccomp import SyscallFilter
@@ -19,7 +19,8 @@ from .variables import RunSession
 __all__ = [
     "Allow", "ApprovalRequest", "CallEnded", "CallStarted", "Deny", "Edit", "EventsDropped",
     "Printed", "RunEvent", "Suspend", "requires_approval",
-    "Binding", "CommandLauncher", "Description", "GuestUnavailable", "HostBinding", "Launcher",
+    "Binding", "CheckReport", "CommandLauncher", "Description", "Diagnostics",
+    "GuestUnavailable", "HostBinding", "Launcher",
     "Limits", "OutputChunk",
     "PoolConfig", "RunError", "RunResult", "RunSession", "RunStats", "Runtime", "Sandbox",
     "SandboxUnavailable", "Status", "SyncRunSession", "SyncRuntime", "SyscallFilter",

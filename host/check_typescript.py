@@ -1,27 +1,25 @@
-"""The pre-run check for TypeScript and JavaScript programs: the TypeScript
-compiler against the bindings' ``.d.ts``, in one long-lived Node process
-(``guest/node/check.mjs``) so that a check does not pay the compiler's
-start-up and the library files are parsed once.
+"""The pre-run check for TypeScript and JavaScript programs, host side: the
+declarations the program is checked against, the confined compiler's
+command line (``guest/node/check.mjs``, kept running so that a check does
+not pay the compiler's start-up and the library files are parsed once), the
+request it is sent and its answer read back.
 
 TypeScript programs get the compiler's errors (``strict``, implicit
 ``any`` allowed); JavaScript programs go through ``checkJs`` and keep only
 what it knows for sure: unknown names, argument counts and the types of
-arguments written out in the call. The checker is host-side tooling: it reads the
-program as text, never runs it. Checks are answered one at a time; one that
-takes longer than its timeout ends the process (the next check starts
-another) and says nothing.
+arguments written out in the call. The compiler reads the program as text,
+never runs it, and reads no file but its own library declarations.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from . import stubs_typescript
+from .checkers import NotChecked
 from .description import Description
+from .guests import GuestCommand, guest_env
 from .paths import GUEST_DIR
 from .result import RunError
 
@@ -33,74 +31,56 @@ declare class BindingError extends Error {
   readonly message: string;
 }
 """
-#: Largest answer line read from the checker.
-_MAX_LINE = 16 * 1024 * 1024
+#: The compiler's heap (MiB): below the checker's memory limit, so that a
+#: check that needs more fails in V8, not in the kernel.
+_HEAP_MIB = 768
 
 
 def declarations(descriptions: Iterable[Description]) -> str:
     return stubs_typescript.render(descriptions) + _GUEST_NAMES
 
 
-class TypeScriptChecker:
-    """One ``node check.mjs`` process, started at the first check."""
+def command(workdir: str, node: str, seccomp: bytes) -> GuestCommand:
+    """The compiler's process: Node running check.mjs, confined as a Node
+    guest is (through guest/python/confine.py under ``process``)."""
+    argv = (node, "--disable-warning=ExperimentalWarning", f"--max-old-space-size={_HEAP_MIB}",
+            str(GUEST_DIR / "node" / "check.mjs"))
+    return GuestCommand(argv, guest_env(workdir), seccomp, landlock=True)
 
-    def __init__(self, node: str) -> None:
-        self._node = node
-        self._process: asyncio.subprocess.Process | None = None
-        self._lock = asyncio.Lock()
-        self._next_id = 0
 
-    async def check(self, source: str, language: str, descriptions: Iterable[Description],
-                    timeout: float, variables: Sequence[str] = ()) -> tuple[RunError, ...] | None:
-        """The program's errors (empty: none); None when the checker could
-        not say (in time, or at all: a run with a variable it cannot declare,
-        guest/node/check.mjs). ``variables``: the names the run defines before
-        the program starts (of any type to the check)."""
-        request = {"language": language, "declarations": declarations(descriptions),
-                   "source": source, "variables": list(variables)}
-        async with self._lock:
-            try:
-                async with asyncio.timeout(timeout):
-                    answer = await self._ask(request)
-            except (TimeoutError, OSError, ValueError, EOFError):
-                await self._stop()
-                return None
-        if answer.get("diagnostics") is None:  # an error, or a name it cannot declare
-            return None
-        last = max(1, len(source.splitlines()))
-        return tuple(
-            RunError(type=f"TS{d['code']}", message=str(d["message"]),
-                     line=None if d.get("line") is None else min(int(d["line"]), last),
-                     column=d.get("column"))
-            for d in answer["diagnostics"] if d.get("in") != "declarations")
+def request(source: str, language: str, descriptions: Iterable[Description],
+            variables: Sequence[str]) -> dict[str, Any]:
+    """One check's request; ``variables``: the names the run defines before
+    the program starts (of any type to the check)."""
+    return {"language": language, "declarations": declarations(descriptions),
+            "source": source, "variables": list(variables)}
 
-    async def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
-        process = self._process
-        if process is None or process.returncode is not None:
-            process = self._process = await asyncio.create_subprocess_exec(
-                self._node, str(GUEST_DIR / "node" / "check.mjs"),
-                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.DEVNULL, limit=_MAX_LINE)
-        assert process.stdin is not None and process.stdout is not None
-        self._next_id += 1
-        process.stdin.write(json.dumps({"id": self._next_id, **request}).encode() + b"\n")
-        await process.stdin.drain()
-        while True:
-            line = await process.stdout.readline()
-            if not line:
-                raise EOFError("the checker ended")
-            answer: dict[str, Any] = json.loads(line)
-            if answer.get("id") == self._next_id:
-                return answer
 
-    async def _stop(self) -> None:
-        process, self._process = self._process, None
-        if process is None or process.returncode is not None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            process.kill()
-        await process.wait()
-
-    async def aclose(self) -> None:
-        async with self._lock:
-            await self._stop()
+def diagnostics(answer: dict[str, Any], source: str) -> tuple[RunError, ...]:
+    """The compiler's answer as the program's problems (those of the
+    declarations themselves, a fault of the renderer, left out); raises
+    NotChecked for an answer that says the check failed, or could not be
+    made (a run with a variable it cannot declare: guest/node/check.mjs).
+    The compiler read an untrusted program: every field is checked."""
+    found = answer.get("diagnostics")
+    if found is None:
+        why = answer.get("error")
+        raise NotChecked(f"the checker failed: {str(why)[:500]}" if why is not None else
+                         "a variable of the run has a name only sloppy JavaScript allows")
+    if not isinstance(found, list):
+        raise NotChecked("the checker's answer is malformed")
+    last = max(1, len(source.splitlines()))
+    problems = []
+    for item in found:
+        if not (isinstance(item, dict) and isinstance(item.get("code"), int)
+                and isinstance(item.get("message"), str)
+                and all(item.get(key) is None or isinstance(item.get(key), int)
+                        for key in ("line", "column"))):
+            raise NotChecked("the checker's answer is malformed")
+        if item.get("in") == "declarations":
+            continue
+        line = item.get("line")
+        problems.append(RunError(type=f"TS{item['code']}", message=item["message"],
+                                 line=None if line is None else min(max(1, line), last),
+                                 column=item.get("column")))
+    return tuple(problems)

@@ -52,6 +52,41 @@ class RunError:
 
 
 @dataclass(frozen=True, slots=True)
+class CheckReport:
+    """Whether the check before a run could read the program: ``result.check``
+    (None when no check was asked for). A program the check could not finish
+    (no checker installed, larger than the check reads, out of time, a
+    checker that failed) runs unchecked, and says so here."""
+
+    #: The checker read the whole program: ``diagnostics`` is all it found.
+    checked: bool
+    #: Why the program was not checked (empty when it was).
+    reason: str = ""
+
+
+class Diagnostics(tuple[RunError, ...]):
+    """What :meth:`Runtime.check <tether.Runtime.check>` returns: the
+    problems found (a tuple, empty when there are none), and whether the
+    program was checked at all: an empty tuple with ``checked`` False means
+    that no checker could say (``reason`` says why)."""
+
+    checked: bool
+    reason: str
+
+    def __new__(cls, problems: tuple[RunError, ...] = (), *, checked: bool = True,
+                reason: str = "") -> Diagnostics:
+        made = super().__new__(cls, problems)
+        made.checked = checked
+        made.reason = reason
+        return made
+
+    @property
+    def report(self) -> CheckReport:
+        """The same, as a run's result says it."""
+        return CheckReport(self.checked, self.reason)
+
+
+@dataclass(frozen=True, slots=True)
 class OutputChunk:
     """Text the program printed, on one stream, in the order written."""
 
@@ -95,6 +130,8 @@ class RunResult:
     stats: RunStats = field(default_factory=RunStats)  #: what the run used
     #: With status ``invalid``: each problem the check found, in source order.
     diagnostics: tuple[RunError, ...] = ()
+    #: With ``run(check=True)``: whether the program was checked, or why not.
+    check: CheckReport | None = None
     #: The program's top-level names at its end whose values are in the value
     #: model, when the run was given ``variables`` (None otherwise, and when
     #: the run ended before the program did: a timeout, a crash).
@@ -140,6 +177,7 @@ class RunResult:
             "raw_stderr": self.raw_stderr,
             "stats": asdict(self.stats),
             "diagnostics": [asdict(d) for d in self.diagnostics],
+            "check": None if self.check is None else asdict(self.check),
             "variables": self.variables,
             "dropped_variables": dict(self.dropped_variables),
             "checkpoint": self.checkpoint,

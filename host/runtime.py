@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import sys
 import threading
@@ -42,8 +43,8 @@ from .pool import (
 from .remote import Launcher
 from .replay import CallLog, Replay
 from .request import RunRequest
-from .result import RunError, RunResult, RunStats, Status
-from .sandbox import Sandbox, resolve
+from .result import Diagnostics, RunError, RunResult, RunStats, Status
+from .sandbox import Sandbox, detect, resolve
 from .seccomp import SeccompUnavailable, SyscallFilter
 from .session import Session
 from .tasks import Tasks, carrying_exits, unwrapped
@@ -158,8 +159,12 @@ class Runtime:
         self.check_before_run = check
         self.approve = approve
         self.tracing = tracing
-        self._checker = Checker(self._interpreters)
+        self._checker = Checker(self._interpreters, seccomp=self._seccomp,
+                                packages=self._packages)
         self._checkpoint_keys = CheckpointKeys(checkpoint_key)
+        # The check reads the program on this host, whatever starts the guests.
+        self._check_sandbox = self.sandbox if launcher is None else \
+            Sandbox.NAMESPACES if detect().namespaces else Sandbox.PROCESS
 
     def _profile(self, sandbox: Sandbox | str | None) -> Sandbox:
         if sandbox is None:
@@ -263,16 +268,20 @@ class Runtime:
         prepared = prepare_bindings(bindings, language)
         wire_variables = None if variables is None else \
             prepare_variables(variables, prepared, limits)
+        report = None
         if self.check_before_run if check is None else check:
-            found = await self._checker.diagnostics(
+            found = await self._checker.check(
                 source, language, [b.description for b in prepared.values()],
-                variables or ())
+                variables or (), sandbox=profile if self._launcher is None
+                else self._check_sandbox)
             if found:
                 return invalid(found)
-        return await self._start(source, language, prepared, limits, profile, wire_variables,
-                                 bool(last_expression), on_event, approve,
-                                 CallLog(limits.checkpoint_bytes) if suspendable else None,
-                                 None)
+            report = found.report
+        result = await self._start(source, language, prepared, limits, profile, wire_variables,
+                                   bool(last_expression), on_event, approve,
+                                   CallLog(limits.checkpoint_bytes) if suspendable else None,
+                                   None)
+        return result if report is None else dataclasses.replace(result, check=report)
 
     async def resume(self, checkpoint: bytes, value: Any = None, *,
                      bindings: BindingsArg = None, limits: Limits | None = None,
@@ -455,17 +464,23 @@ class Runtime:
 
     async def check(self, source: str, *, language: str = "python",
                     bindings: BindingsArg = None,
-                    variables: Iterable[str] = ()) -> tuple[RunError, ...]:
+                    variables: Iterable[str] = ()) -> Diagnostics:
         """Type-check ``source`` against the bindings' declarations without
-        running it: the problems found, each with line and column (empty when
-        there are none, or when no checker is available). ``variables``: the
-        names the run will define (``run(variables=...)``'s keys; a mapping
-        gives its keys)."""
+        running it: the problems found, each with line and column, as a tuple
+        (empty when there are none). Its ``checked`` is False, and its
+        ``reason`` says why, when no checker could say (none installed, a
+        program over the size the check reads, out of time): then it is
+        empty too. ``variables``: the names the run will define
+        (``run(variables=...)``'s keys; a mapping gives its keys)."""
+        self._check_loop()
+        if self._closed:  # its checkers are stopped
+            raise RuntimeError("this Runtime is closed")
         if language not in LANGUAGES:
             raise ValueError(f"unsupported language {language!r}")
-        found = await self._checker.diagnostics(source, language, describe_bindings(bindings),
-                                                variables)
-        return found or ()
+        if not isinstance(source, str):
+            raise TypeError("source must be a str")
+        return await self._checker.check(source, language, describe_bindings(bindings),
+                                         variables, sandbox=self._check_sandbox)
 
     def describe(self, bindings: BindingsArg, *, language: str = "python",
                  limits: Limits | None = None, summary_only: bool = False) -> str:

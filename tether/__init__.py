@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Allow", "ApprovalRequest", "Binding", "CallEnded", "CallStarted", "CommandLauncher",
-           "Deny", "Edit", "EventsDropped", "GuestUnavailable", "Launcher", "Limits",
+__all__ = ["Allow", "ApprovalRequest", "Binding", "CallEnded", "CallStarted", "CheckReport",
+           "CommandLauncher", "Deny", "Diagnostics", "Edit", "EventsDropped", "GuestUnavailable",
+           "Launcher", "Limits",
            "OutputChunk", "PoolConfig", "RunError", "RunResult", "RunSession", "RunStats",
            "Runtime", "Sandbox", "SandboxUnavailable", "Printed", "RunEvent", "Status", "Suspend",
            "SyncRunSession", "SyncRuntime", "SyscallFilter", "__version__", "requires_approval"]
@@ -21,8 +22,10 @@ if TYPE_CHECKING:
         Binding,
         CallEnded,
         CallStarted,
+        CheckReport,
         CommandLauncher,
         Deny,
+        Diagnostics,
         Edit,
         EventsDropped,
         GuestUnavailable,

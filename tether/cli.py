@@ -147,7 +147,8 @@ def _parser() -> argparse.ArgumentParser:
                      help="print the output once the run ends, not as it is printed")
     run.add_argument("--check", action="store_true",
                      help="type-check the program against the bindings first; "
-                     "a program that fails is not run (status invalid)")
+                     "a program that fails is not run (status invalid); one the check "
+                     "cannot read runs unchecked, and a line on stderr says why")
     limits = run.add_argument_group("limits")
     for flag, field, kind, text in _LIMIT_FLAGS:
         limits.add_argument(flag, dest=field, type=kind, default=argparse.SUPPRESS,
@@ -330,6 +331,8 @@ async def _run(args: argparse.Namespace) -> int:
             _fail(str(exc), "GuestUnavailable")
         except (ValueError, TypeError) as exc:
             _fail(str(exc))
+    if result.check is not None and not result.check.checked:
+        print(f"tether: not checked: {result.check.reason}", file=sys.stderr)
     if args.json:
         print(json.dumps(jsonable(result.to_dict()), ensure_ascii=False))
     else:

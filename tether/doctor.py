@@ -11,6 +11,7 @@ import time
 import warnings
 
 from .host import Limits, PoolConfig, Runtime, confinement, seccomp
+from .host.check import CHECK_TIMEOUT, Checker
 from .host.guests import GuestUnavailable, Interpreters
 from .host.sandbox import detect
 from .host.seccomp import SyscallFilter
@@ -31,6 +32,51 @@ return [mode, parent]
 
 def _line(name: str, value: str) -> None:
     print(f"  {name:22} {value}")
+
+
+#: A program each checker must refuse, and what it says about it.
+_MISTYPED = {"python": ("n: int = 'a'", "invalid-assignment"),
+             "javascript": ("const n: number = 'a'", "TS2322")}
+
+
+async def _checks(languages: list[str]) -> None:
+    """Whether the check before a run works for each language: a mistyped
+    program checked in a confined checker, as a run would have it."""
+    print("  the check before a run (run(check=True)):")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        runtime = Runtime(pool=None)
+    # Whether it works, however long it takes here: how long is said.
+    runtime._checker = Checker(runtime._interpreters, seccomp=runtime._seccomp, timeout=120)
+    async with runtime:
+        for language in ("python", "javascript"):
+            name = "python check" if language == "python" else "javascript check"
+            if language not in languages:
+                _line(name, "unavailable: no Node.js (see above)")
+                continue
+            source, expected = _MISTYPED[language]
+            start = time.perf_counter()
+            found = await runtime.check(source, language="typescript"
+                                        if language == "javascript" else language)
+            took = (time.perf_counter() - start) * 1000
+            if not found.checked:
+                _line(name, f"unavailable: {found.reason}")
+            elif [d.type for d in found] != [expected]:
+                _line(name, f"FAILED: {[d.message for d in found]}")
+            else:
+                slow = f", over the {CHECK_TIMEOUT:g} s a check may take: programs run " \
+                    "unchecked" if took > CHECK_TIMEOUT * 1000 else ""
+                _line(name, f"available under {runtime.sandbox}: {_checker(language)}, "
+                      f"a first check {took:.0f} ms{slow}")
+
+
+def _checker(language: str) -> str:
+    if language == "python":
+        from ty import find_ty_bin
+
+        return subprocess.run([find_ty_bin(), "--version"], capture_output=True, text=True,
+                              check=False).stdout.strip()
+    return "the TypeScript compiler"
 
 
 async def doctor(repeat: int) -> int:
@@ -67,6 +113,7 @@ async def doctor(repeat: int) -> int:
         _line("", "sandbox='process' would run programs as root: use namespaces")
 
     profiles = ["process"] + (["namespaces"] if support.namespaces else [])
+    await _checks(languages)
     print("  what a guest reports about itself (seccomp mode 2 is a filter):")
     for profile in profiles:
         with warnings.catch_warnings():

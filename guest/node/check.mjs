@@ -1,18 +1,26 @@
-// tether's pre-run check for JavaScript and TypeScript programs: a long-lived
-// process on the host side (never inside a run's sandbox), so a check does not
-// pay the compiler's start-up. It reads one JSON request a line on stdin,
+// tether's pre-run check for JavaScript and TypeScript programs. The program
+// is untrusted input, so this process is confined like a guest (host/checkers.py
+// starts it under the run's profile, with limits of its own) and reads no file
+// but the compiler's library declarations and @types/node: a program that names
+// any other path (`require("/etc/x.js")`, `typeof import("/home/...")`) finds
+// nothing there, whether it exists or not. It is long-lived, so a check does
+// not pay the compiler's start-up: it says {"ready": true} on fd 3, then reads
+// one JSON request a line there,
 //   {"id": 1, "language": "typescript", "declarations": "<.d.ts>", "source": "<program>"}
-// and answers one JSON line on stdout,
-//   {"id": 1, "diagnostics": [{"line": 2, "column": 7, "code": 2322, "message": "..."}]}
+// and answers one JSON line,
+//   {"id": 1, "diagnostics": [{"line": 2, "column": 7, "code": 2322, "message": "..."}], "rss": N}
 // Lines and columns are the program's own, 1-based; a problem in the
 // declarations themselves (a fault of the host's renderer, not of the program)
-// comes with "in": "declarations" and the declarations' own line. The library files (ES and
-// @types/node) are parsed once and reused by every later check.
+// comes with "in": "declarations" and the declarations' own line. "rss" is this
+// process's resident memory, by which the host recycles it. The library files
+// are parsed once and reused by every later check (they are all it caches).
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import net from 'node:net';
 import readline from 'node:readline';
 
-const ts = createRequire(import.meta.url)('typescript');
+const require = createRequire(import.meta.url);
+const ts = require('typescript');
 
 const ROOT = '/__tether__';
 const DECLARATIONS = `${ROOT}/bindings.d.ts`;
@@ -73,12 +81,18 @@ const IGNORED = new Set([
 ]);
 
 const MAX_DIAGNOSTICS = 100; // the host keeps fewer; this bounds the answer's size
+const MAX_MESSAGE = 2000; // characters of one message (a type written out may be huge)
+
+const TYPE_ROOT = path.join(path.dirname(require.resolve('@types/node/package.json')), '..');
+// The only directories whose files the compiler may read: its own library
+// declarations and the @types it loads.
+const READABLE = [path.dirname(require.resolve('typescript/lib/lib.d.ts')), TYPE_ROOT];
 
 const OPTIONS = {
   target: ts.ScriptTarget.ES2022,
   lib: ['lib.es2023.d.ts'],
   types: ['node'],
-  typeRoots: [path.join(path.dirname(createRequire(import.meta.url).resolve('@types/node/package.json')), '..')],
+  typeRoots: [TYPE_ROOT],
   strict: true,
   noImplicitAny: true,
   useUnknownInCatchVariables: false,
@@ -94,7 +108,13 @@ const OPTIONS = {
   module: ts.ModuleKind.CommonJS,
 };
 
-const cache = new Map(); // file name -> SourceFile, for the library files
+/** Whether `name` is inside one of the READABLE directories (or is one). */
+function readable(name) {
+  const resolved = path.resolve(ROOT, name);
+  return READABLE.some((dir) => resolved === dir || resolved.startsWith(`${dir}/`));
+}
+
+const cache = new Map(); // file name -> SourceFile: only READABLE files, so a bounded set
 let previous; // the last program: what did not change is reused from it
 const base = ts.createCompilerHost(OPTIONS, true);
 
@@ -105,10 +125,14 @@ function check({ language, declarations, source, variables }) {
   const virtual = new Map([[DECLARATIONS, declarations], [programFile, wrap(source, language, names)]]);
   const host = {
     ...base,
-    fileExists: (name) => virtual.has(name) || base.fileExists(name),
-    readFile: (name) => virtual.get(name) ?? base.readFile(name),
+    fileExists: (name) => virtual.has(name) || (readable(name) && base.fileExists(name)),
+    readFile: (name) => virtual.get(name) ?? (readable(name) ? base.readFile(name) : undefined),
+    directoryExists: (name) => name === ROOT || (readable(name) && base.directoryExists(name)),
+    getDirectories: (name) => (readable(name) ? base.getDirectories(name) : []),
+    realpath: (name) => (readable(name) ? base.realpath(name) : name),
     getSourceFile(name, languageVersion) {
       if (virtual.has(name)) return ts.createSourceFile(name, virtual.get(name), languageVersion, true);
+      if (!readable(name)) return undefined;
       let file = cache.get(name);
       if (file === undefined) {
         file = base.getSourceFile(name, languageVersion);
@@ -132,7 +156,7 @@ function check({ language, declarations, source, variables }) {
         const { line, character } = file.getLineAndCharacterOfPosition(d.start ?? 0);
         diagnostics.push({
           in: 'declarations', line: line + 1, column: character + 1, code: d.code,
-          message: ts.flattenDiagnosticMessageText(d.messageText, '\n'),
+          message: ts.flattenDiagnosticMessageText(d.messageText, '\n').slice(0, MAX_MESSAGE),
         });
       } else {
         diagnostics.push(...programDiagnostic(d, language, source));
@@ -213,18 +237,23 @@ function programDiagnostic(d, language, source) {
     line: line === null || line < 1 ? null : Math.min(line, source.split('\n').length),
     column: where ? where.character + 1 : null,
     code: d.code,
-    message: ts.flattenDiagnosticMessageText(d.messageText, '\n'),
+    message: ts.flattenDiagnosticMessageText(d.messageText, '\n').slice(0, MAX_MESSAGE),
   }];
 }
 
-const input = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+// fd 3 is a socket the host holds the other end of, as a guest's channel is.
+const channel = new net.Socket({ fd: 3, readable: true, writable: true });
+const answer = (message) => channel.write(`${JSON.stringify({ ...message, rss: process.memoryUsage.rss() })}\n`);
+const input = readline.createInterface({ input: channel, crlfDelay: Infinity });
 input.on('line', (line) => {
   let request;
   try {
     request = JSON.parse(line);
-    process.stdout.write(`${JSON.stringify({ id: request.id, diagnostics: check(request) })}\n`);
+    answer({ id: request.id, diagnostics: check(request) });
   } catch (err) {
-    process.stdout.write(`${JSON.stringify({ id: request?.id ?? null, error: String(err?.stack ?? err) })}\n`);
+    answer({ id: request?.id ?? null, error: String(err?.stack ?? err) });
   }
 });
 input.on('close', () => process.exit(0));
+channel.on('error', () => process.exit(0));
+answer({ ready: true });

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import asyncio
-import subprocess
 from typing import Any
 
 import jsonschema
@@ -16,7 +15,7 @@ from hypothesis import strategies as st
 from tether import Binding
 from tether.host import describe, prepare_bindings, stubs_python, stubs_typescript
 
-from .test_render import checker, typescript_errors
+from .test_render import Checker, checker, typescript_errors
 
 __all__ = ["checker"]  # the module's warm TypeScript checker (a fixture)
 
@@ -106,7 +105,7 @@ def test_validation_agrees_with_the_reference_validator(pair: Pair,
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pair=schemas)
-def test_declarations_from_any_schema_are_valid_code(checker: subprocess.Popen[str],
+def test_declarations_from_any_schema_are_valid_code(checker: Checker,
                                                      pair: Pair) -> None:
     schema = pair[0]
     description = describe(Binding("tool", "A tool.", schema, lambda **kw: kw))

@@ -7,7 +7,6 @@ import ast
 import asyncio
 import inspect
 import itertools
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing_extensions import TypedDict
 
 from tether.host import describe, prepare_bindings, stubs_python, stubs_typescript
 
-from .test_render import checker, ty_errors, typescript_errors
+from .test_render import Checker, checker, ty_errors, typescript_errors
 
 __all__ = ["checker"]  # the module's warm TypeScript checker (a fixture)
 
@@ -89,7 +88,7 @@ def functions(draw: st.DrawFn) -> tuple[Any, list[Kind]]:
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(generated=functions())
-def test_generated_stubs_are_valid_in_both_languages(checker: subprocess.Popen[str],
+def test_generated_stubs_are_valid_in_both_languages(checker: Checker,
                                                      generated: tuple[Any, list[Kind]]) -> None:
     description = describe(generated[0])
     python = stubs_python.render([description])

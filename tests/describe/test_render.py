@@ -7,6 +7,8 @@ import ast
 import enum
 import json
 import os
+import shutil
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -57,26 +59,48 @@ def ty_errors(stubs: str, tmp_path: Path) -> str:
     return done.stdout if done.returncode else ""
 
 
+class Checker:
+    """check.mjs run directly, outside a sandbox, speaking on fd 3."""
+
+    def __init__(self) -> None:
+        ours, theirs = socket.socketpair()
+        node = shutil.which("node")
+        assert node is not None
+        self.pid = os.posix_spawn(node, [node, str(GUEST_DIR / "node" / "check.mjs")],
+                                  dict(os.environ), file_actions=[
+                                      (os.POSIX_SPAWN_DUP2, theirs.fileno(), 3)])
+        theirs.close()
+        self.socket = ours
+        self.stream = ours.makefile("rwb")
+        assert json.loads(self.stream.readline())["ready"] is True
+
+    def ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.stream.write(json.dumps(request).encode() + b"\n")
+        self.stream.flush()
+        answer: dict[str, Any] = json.loads(self.stream.readline())
+        return answer
+
+    def close(self) -> None:
+        self.stream.close()
+        self.socket.close()
+        os.waitpid(self.pid, 0)
+
+
 @pytest.fixture(scope="module")
-def checker() -> Iterator[subprocess.Popen[str]]:
+def checker() -> Iterator[Checker]:
     """One warm check.mjs for the module (the host tests' leak check must not see it)."""
-    with subprocess.Popen(["node", str(GUEST_DIR / "node" / "check.mjs")],
-                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as process:
-        yield process
-        assert process.stdin is not None
-        process.stdin.close()
+    started = Checker()
+    yield started
+    started.close()
 
 
-def typescript_errors(checker: subprocess.Popen[str],
+def typescript_errors(checker: Checker,
                       declarations: list[str]) -> list[list[dict[str, object]]]:
     """The problems check.mjs finds in each set of declarations."""
-    assert checker.stdin is not None and checker.stdout is not None
     answers = []
     for i, text in enumerate(declarations):
-        checker.stdin.write(json.dumps({"id": i, "language": "typescript",
-                                        "declarations": text, "source": ""}) + "\n")
-        checker.stdin.flush()
-        answer = json.loads(checker.stdout.readline())
+        answer = checker.ask({"id": i, "language": "typescript", "declarations": text,
+                              "source": ""})
         assert answer["id"] == i, answer
         answers.append(answer["diagnostics"])
     return answers
@@ -89,12 +113,12 @@ def test_the_python_stubs_are_valid_python_and_type_check(tmp_path: Path) -> Non
         assert ty_errors(stubs, tmp_path) == ""
 
 
-def test_the_typescript_declarations_compile(checker: subprocess.Popen[str]) -> None:
+def test_the_typescript_declarations_compile(checker: Checker) -> None:
     texts = rendered()
     assert typescript_errors(checker, [texts["fixture.d.ts"], texts["demo.d.ts"]]) == [[], []]
 
 
-def test_a_renderer_fault_would_be_seen(checker: subprocess.Popen[str]) -> None:
+def test_a_renderer_fault_would_be_seen(checker: Checker) -> None:
     # the two checks above can fail
     assert typescript_errors(checker, ["declare function f(: number): void;"])[0]
     assert "error" in ty_errors_or_empty("async def f(x: Undefined) -> None: ...\n")
@@ -114,18 +138,14 @@ def test_summaries_list_names_and_first_lines() -> None:
     assert "async def" not in text
 
 
-def test_the_warm_checker_sees_each_checks_own_declarations(
-        checker: subprocess.Popen[str]) -> None:
-    assert checker.stdin is not None and checker.stdout is not None
+def test_the_warm_checker_sees_each_checks_own_declarations(checker: Checker) -> None:
     answers = []
     for i, declarations in enumerate(["declare function f(x: number): Promise<number>;",
                                       "declare function g(): Promise<void>;",
                                       "declare function f(x: string): Promise<number>;"]):
-        checker.stdin.write(json.dumps({"id": i, "language": "typescript",
-                                        "declarations": declarations,
-                                        "source": "return await f(1)"}) + "\n")
-        checker.stdin.flush()
-        answers.append([d["code"] for d in json.loads(checker.stdout.readline())["diagnostics"]])
+        answer = checker.ask({"id": i, "language": "typescript", "declarations": declarations,
+                              "source": "return await f(1)"})
+        answers.append([d["code"] for d in answer["diagnostics"]])
     assert answers == [[], [2304], [2345]]  # fine; f unknown; f wants a string
 
 
@@ -155,7 +175,7 @@ class Ratio(enum.Enum):
 
 
 def test_float_enumerations_render_as_float_with_their_values_in_the_text(
-        tmp_path: Path, checker: subprocess.Popen[str]) -> None:
+        tmp_path: Path, checker: Checker) -> None:
     async def scale(r: Ratio, by: Literal[2.5, 3] = 3) -> float:
         """Scale."""
         return float(r.value)
@@ -215,7 +235,7 @@ class Exception(BaseModel):  # named like the builtin, on purpose
 
 
 def test_types_named_like_a_global_get_a_name_of_their_own(
-        tmp_path: Path, checker: subprocess.Popen[str]) -> None:
+        tmp_path: Path, checker: Checker) -> None:
     async def handle(r: Response, rec: Record, p: Promise, e: Exception) -> Record:
         """Handle."""
         return rec

@@ -189,8 +189,9 @@ def nothing_leaks() -> Iterator[None]:
     fds_before = set(os.listdir("/proc/self/fd"))
     dirs_before = set(Path(tempfile.gettempdir()).glob("tether-run-*"))
     yield
-    guests = (_processes_with(f"{_CHECKOUT}/guest/python/main.py")
-              + _processes_with(f"{_CHECKOUT}/guest/node/main.mjs"))
+    guests = [pid for script in ("python/main.py", "node/main.mjs", "python/check.py",
+                                 "node/check.mjs")
+              for pid in _processes_with(f"{_CHECKOUT}/guest/{script}")]
     leaked_pids = [p for p in _processes_with(MARKER) + guests if alive(p)]
     assert not leaked_pids, "processes left behind:\n" + "\n".join(
         f"{p}: {_describe(p)}" for p in leaked_pids)

@@ -16,6 +16,7 @@ from typing_extensions import TypedDict
 
 from tether import Binding, Runtime, Status
 from tether.demo import BINDINGS as DEMO
+from tether.host.result import CheckReport
 
 from .conftest import _Shared, pick, run
 
@@ -310,6 +311,17 @@ def test_an_explicit_binding_taken_as_one_dict_passes_the_python_check() -> None
     assert result.status is Status.INVALID
 
 
+def test_a_wrong_keyword_call_of_an_explicit_binding_says_what_is_wrong() -> None:
+    """As the run's argument check would (an unexpected or a missing
+    argument), not "no overload matches" of its two declared forms."""
+    result = run("x = await get_weather(town='Oslo')\nreturn await get_weather()",
+                 bindings=BINDINGS, check=True)
+    assert [(d.type, d.line) for d in result.diagnostics] == [
+        ("missing-argument", 1), ("unknown-argument", 1), ("missing-argument", 2)], result
+    assert "`town`" in result.diagnostics[1].message
+    assert "`city`" in result.diagnostics[2].message
+
+
 @pytest.mark.parametrize("source", [
     "let last\nfor (const c of ['red', 'blue']) last = await paint(c)\nreturn last",
     "const hits = await find('q')\nreturn await save(hits.find((h) => h.title) ?? hits[0])",
@@ -440,7 +452,8 @@ def test_runtime_check_and_the_runtime_default() -> None:
     found, clean, refused, ran, given = asyncio.run(go())
     assert [(d.line, d.type) for d in found] == [(1, "missing-argument")]
     assert clean == given == ()
-    assert refused.status is Status.INVALID
+    assert found.checked and clean.checked and given.checked
+    assert refused.status is Status.INVALID and refused.check == CheckReport(checked=True)
     assert ran.status is Status.ERROR and ran.error.type == "BindingError"
 
 
@@ -566,10 +579,10 @@ def test_a_python_syntax_error_is_the_checks_only_diagnostic() -> None:
 
 
 def test_the_checked_program_keeps_its_multiline_strings() -> None:
-    from tether.host import check_python
+    from tether.guest.python import check
 
     source = "s = '''a\n  b\n'''\nt = f'''{s}\nc'''\nreturn s"
-    strings = [node.value for node in ast.walk(ast.parse(check_python.wrap(source)))
+    strings = [node.value for node in ast.walk(ast.parse(check.wrap(source)))
                if isinstance(node, ast.Constant) and isinstance(node.value, str)]
     assert "a\n  b\n" in strings and "\nc" in strings, strings
     result = run(source + " + await serch(s)", bindings=BINDINGS, check=True)
