@@ -1,7 +1,8 @@
 """Runs are independent (R-RUN-5): nothing one program writes is seen by
-another run, in sequence or at the same time, in every start mode; and what
-a run can write is bounded (``Limits.disk_bytes``); and no IPC object of a
-run reaches a later run or outlives the Runtime.
+another run, in sequence or at the same time, in every start mode; what
+a run can write is bounded (``Limits.disk_bytes``); a run's limits are its
+own, whatever runs its pool served before; and no IPC object of a run
+reaches a later run or outlives the Runtime.
 
 Under ``namespaces`` the first program looks for every place in its view of
 the filesystem where it can create a file and leaves one there; the second
@@ -22,9 +23,10 @@ from typing import Any
 import pytest
 
 from tether import Limits, PoolConfig, RunResult, Runtime, Status
+from tether.host import cgroups
 from tether.host.sandbox import detect
 
-from .conftest import pick, quick
+from .conftest import pick, quick, until_ready
 
 START_MODES = {
     "forked": PoolConfig(size=1),
@@ -264,6 +266,75 @@ def test_runs_with_other_disk_bounds_get_guests_of_their_own(lang: str) -> None:
     small, large = asyncio.run(go())
     assert small.status is Status.ERROR  # ENOSPC
     assert (large.status, large.value) == (Status.OK, 1)
+
+
+# -- limits: each run's own ---------------------------------------------------------
+
+#: Allocates 400 MiB, a MiB at a time, and touches every page of it.
+ALLOCATE = ("x = [bytearray(1 << 20) for _ in range(400)]\n"
+            "return sum(len(chunk) for chunk in x)")
+POOLED = ["forked", "spawned"]
+
+
+@pytest.mark.parametrize("mode", POOLED)
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.filterwarnings("ignore:tether. sandbox='process'")
+def test_a_runs_memory_ceiling_is_its_own_not_an_earlier_runs(profile: str, mode: str) -> None:
+    """A pool made by a run with 256 MiB hands its guests to later runs: one
+    with the default limit and one with none each allocate 400 MiB; one
+    with 256 MiB again is stopped. (cgroup v1 refused a ceiling raised above
+    memory+swap's, and a run without one kept the pool's.)"""
+    _skip_unless_available(profile)
+
+    async def go() -> list[RunResult]:
+        async with _runtime(profile, mode) as rt:
+            results = [await rt.run("return 1", limits=quick(memory_bytes=256 << 20))]
+            for memory in (Limits().memory_bytes, None, 256 << 20):
+                await until_ready(rt, 1)  # a guest of the pool the first run made
+                results.append(await rt.run(ALLOCATE, limits=quick(memory_bytes=memory)))
+            return results
+
+    first, default, unlimited, small = asyncio.run(go())
+    assert first.status is Status.OK, first.error
+    assert (default.status, default.value) == (Status.OK, 400 << 20), default.error
+    assert (unlimited.status, unlimited.value) == (Status.OK, 400 << 20), unlimited.error
+    assert (small.status, small.limit) == (Status.LIMIT, "memory_bytes"), small.error
+
+
+#: A memory ceiling the test's kernel "refuses" (see below).
+REFUSED = (300 << 20) + (5 << 12)
+
+
+@pytest.mark.skipif(cgroups.available().version is None, reason=cgroups.available().detail)
+@pytest.mark.parametrize("mode", list(START_MODES))
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.filterwarnings("ignore:tether. sandbox='process'")
+def test_a_ceiling_the_kernel_refuses_fails_the_start(monkeypatch: pytest.MonkeyPatch,
+                                                      profile: str, mode: str) -> None:
+    """The guest is real; only the write of REFUSED fails, as the kernel
+    fails one: the run gets a result saying so, and its program never ran."""
+    _skip_unless_available(profile)
+    write = cgroups._write
+
+    def refusing(path: Path, text: str) -> None:
+        if text == str(REFUSED):
+            raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
+        write(path, text)
+
+    monkeypatch.setattr(cgroups, "_write", refusing)
+
+    async def go() -> list[RunResult]:
+        async with _runtime(profile, mode) as rt:
+            refused = await rt.run("print('ran')\nreturn 1", limits=quick(memory_bytes=REFUSED))
+            return [refused, await rt.run("return 2", limits=quick())]
+
+    refused, after = asyncio.run(go())
+    assert refused.status is Status.CRASHED, refused
+    assert refused.error is not None and refused.error.type == "GuestCrashed"
+    assert "could not be started" in refused.error.message
+    assert f"= {REFUSED}: Invalid argument" in refused.error.message, refused.error.message
+    assert refused.output == ""
+    assert (after.status, after.value) == (Status.OK, 2), after.error
 
 
 # -- System V IPC -------------------------------------------------------------------
