@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from . import check_python, check_typescript
 from .checkers import RETIRE_BYTES, CheckerLimits, CheckerPool, NotChecked
@@ -44,15 +44,16 @@ class Checker:
     """Checks programs in every language, in confined checker processes:
     a fresh ty process for each Python check, a few TypeScript compilers
     kept warm for JavaScript and TypeScript. ``seccomp`` is the filter they
-    run under, ``packages`` the third-party packages the check resolves
+    run under, for each profile, ``packages`` the third-party packages the check resolves
     (Python's, ``python_packages``)."""
 
-    def __init__(self, interpreters: Interpreters, *, seccomp: bytes = b"",
+    def __init__(self, interpreters: Interpreters, *,
+                 seccomp: Mapping[Sandbox, bytes] | None = None,
                  packages: Packages = Packages(),  # noqa: B008 - frozen
                  timeout: float = CHECK_TIMEOUT, size: int = CHECKERS,
                  retire_bytes: int = RETIRE_BYTES) -> None:
         self._interpreters = interpreters
-        self._seccomp = seccomp
+        self._seccomp = dict(seccomp or {})
         self._packages = packages
         self._timeout = timeout
         self._size = size
@@ -85,7 +86,8 @@ class Checker:
         if language == "python":
             ty = check_python.find_ty()
             pool = self._pool("python", sandbox, lambda workdir: check_python.command(
-                workdir, ty, self._interpreters, self._seccomp, self._packages))
+                workdir, ty, self._interpreters, self._seccomp.get(sandbox, b""),
+                self._packages))
             request = check_python.request(source, descriptions, variables)
             answer = await pool.ask({**request, "max_diagnostics": MAX_DIAGNOSTICS,
                                      "max_message": MAX_MESSAGE}, deadline)
@@ -95,7 +97,7 @@ class Checker:
         except GuestUnavailable as exc:
             raise NotChecked(str(exc)) from None
         pool = self._pool("typescript", sandbox, lambda workdir: check_typescript.command(
-            workdir, node, self._seccomp))
+            workdir, node, self._seccomp.get(sandbox, b"")))
         answer = await pool.ask(check_typescript.request(source, language, descriptions,
                                                          variables), deadline)
         return check_typescript.diagnostics(answer, source)

@@ -46,6 +46,11 @@ class GuestStartError(Exception):
     """A guest could not be started, or did not say HELLO."""
 
 
+class LimitsNotApplied(GuestStartError):
+    """A run's limits could not be set on its guest (a cgroup file or an
+    rlimit refused the value): the guest must not run the program."""
+
+
 class GuestStartTimeout(GuestStartError):
     """A guest's start did not end within its run's timeout: the run times
     out with it."""
@@ -153,8 +158,10 @@ class GuestProcess:
                 pass
         if not (self.forked and namespace_killed):  # a forked guest's group is its init's
             self.child.signal_group(signal.SIGKILL)
-        if self.cgroup is not None and not self.sandboxed:
-            self.cgroup.signal_members()
+        if self.cgroup is not None:
+            if not self.sandboxed:
+                self.cgroup.signal_members()
+            self.cgroup.hurry()  # the host waits for them to die
 
     async def terminate(self, grace: float, *, kill_now: bool = False) -> int:
         """SIGTERM (the group, and the guest inside bwrap), ``grace``, then
@@ -299,7 +306,8 @@ class GuestProcess:
         are left as it started with them, because a hard limit lowered
         ahead could not be raised for a run that needs more. A remote guest
         sets RUN's rlimits on itself (R-STDIO-5), and its engine's limits
-        hold besides."""
+        hold besides. Raises LimitsNotApplied where a limit cannot be set:
+        none is ever left as an earlier run (or the pool) had it."""
         if self.remote is not None:
             return
         if self._stat_fd < 0:  # where the run's CPU time is read at its end
@@ -309,10 +317,13 @@ class GuestProcess:
             apply_rlimits(self._live_program_pid(), language, limits)
         ceilings = (limits.memory_bytes, limits.processes)
         if self.cgroup is not None and self._cgroup_ceilings != ceilings:
-            with contextlib.suppress(OSError):
+            self._cgroup_ceilings = None
+            try:
                 self.cgroup.set_limits(memory_bytes=limits.memory_bytes,
                                        processes=limits.processes)
-                self._cgroup_ceilings = ceilings
+            except cgroups.LimitNotSet as exc:
+                raise LimitsNotApplied(f"its cgroup refused the run's limits: {exc}") from exc
+            self._cgroup_ceilings = ceilings
 
     def at_memory_limit(self, limit: int | None, language: str) -> bool:
         """Whether the host sees the guest at its memory ``limit``: the
@@ -331,21 +342,23 @@ class GuestProcess:
 
 async def launch(command: GuestCommand, workdir: str, profile: Sandbox,
                  raw_output_bytes: int, *, disk_bytes: int | None = None,
-                 channel_type: int = socket.SOCK_STREAM) -> GuestProcess:
+                 channel_type: int = socket.SOCK_STREAM, template: bool = False) -> GuestProcess:
     """Start ``command`` under ``profile`` (already resolved); under
-    namespaces its writable mounts hold at most ``disk_bytes`` each. Raises
-    GuestStartError where the host cannot start a process (out of processes
-    or descriptors)."""
+    namespaces its writable mounts hold at most ``disk_bytes`` each.
+    ``template``: it is the CPython template (host/zygote.py), whose group
+    gets a template's CPU weight. Raises GuestStartError where the host
+    cannot start a process (out of processes or descriptors)."""
     try:
         return await _launch(command, workdir, profile, raw_output_bytes,
-                             disk_bytes=disk_bytes, channel_type=channel_type)
+                             disk_bytes=disk_bytes, channel_type=channel_type,
+                             template=template)
     except OSError as exc:
         raise GuestStartError(str(exc)) from exc
 
 
 async def _launch(command: GuestCommand, workdir: str, profile: Sandbox,
                   raw_output_bytes: int, *, disk_bytes: int | None,
-                  channel_type: int) -> GuestProcess:
+                  channel_type: int, template: bool) -> GuestProcess:
     if profile is Sandbox.PROCESS:
         argv = confinement.process_argv(command.argv, workdir, command.seccomp,
                                         landlock=command.landlock,
@@ -356,7 +369,7 @@ async def _launch(command: GuestCommand, workdir: str, profile: Sandbox,
         _lower_priority(os.PRIO_PGRP, child.pid)  # every thread it has (its own group)
         guest = GuestProcess(child, child.pid)
         # The guest forks nothing before RUN, so joining now covers the program.
-        await _off_loop(guest, _join_cgroup)
+        await _off_loop(guest, lambda guest: _join_cgroup(guest, template))
         return guest
     info_r, info_w = os.pipe()
     block_r, block_w = os.pipe()
@@ -380,7 +393,7 @@ async def _launch(command: GuestCommand, workdir: str, profile: Sandbox,
     try:
         # bwrap reports the sandboxed process's pid, then waits on block_fd:
         # it joins the cgroup before it runs a single instruction of the guest.
-        await _off_loop(guest, lambda guest: _enter_sandbox(guest, info_r))
+        await _off_loop(guest, lambda guest: _enter_sandbox(guest, info_r, template))
     finally:
         os.close(info_r)
         with contextlib.suppress(OSError):
@@ -390,9 +403,10 @@ async def _launch(command: GuestCommand, workdir: str, profile: Sandbox,
 
 
 #: Guests run at this nice value (their descendants too, and a program
-#: cannot raise it again): however many processes a program sets competing
-#: for the CPU, the host's own work (other runs' timeouts, calls, teardown)
-#: keeps its share. A forked guest inherits it from its template.
+#: cannot raise it again); a forked guest inherits it from its template.
+#: What keeps the host's share of the CPU is the runs' cpu cgroups
+#: (host/cgroups.py): a guest calls setsid(), and under the kernel's
+#: autogroups a session weighs as much as the host whatever its nice value.
 GUEST_NICE = 10
 
 
@@ -424,12 +438,12 @@ async def _off_loop(guest: GuestProcess, work: Callable[[GuestProcess], None]) -
         raise
 
 
-def _join_cgroup(guest: GuestProcess) -> None:
+def _join_cgroup(guest: GuestProcess, template: bool) -> None:
     with contextlib.suppress(OSError):
-        guest.cgroup = _cgroup_for(guest.child.pid)
+        guest.cgroup = _cgroup_for(guest.child.pid, template=template)
 
 
-def _enter_sandbox(guest: GuestProcess, info_fd: int) -> None:
+def _enter_sandbox(guest: GuestProcess, info_fd: int, template: bool) -> None:
     _lower_priority(os.PRIO_PGRP, guest.child.pid)
     try:
         info = _read_info(info_fd)
@@ -437,7 +451,7 @@ def _enter_sandbox(guest: GuestProcess, info_fd: int) -> None:
         # The sandbox's init, before it forks the guest: all of the run inherits it.
         _lower_priority(os.PRIO_PROCESS, guest.guest_pid)
         guest.init_pidfd = os.pidfd_open(guest.guest_pid)
-        guest.cgroup = _cgroup_for(guest.child.pid, guest.guest_pid)
+        guest.cgroup = _cgroup_for(guest.child.pid, guest.guest_pid, template=template)
     except (OSError, ValueError, KeyError, TimeoutError):
         pass  # bwrap failed to start: its exit and stderr tell why
 
@@ -446,10 +460,10 @@ def _first_child(pid: int) -> int:
     return int(Path(f"/proc/{pid}/task/{pid}/children").read_text().split()[0])
 
 
-def _cgroup_for(*pids: int) -> cgroups.RunCgroup | None:
+def _cgroup_for(*pids: int, template: bool = False) -> cgroups.RunCgroup | None:
     if cgroups.available().version is None:
         return None
-    return cgroups.RunCgroup.holding(*pids)
+    return cgroups.RunCgroup.holding(*pids, template=template)
 
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -542,11 +556,16 @@ def apply_rlimits(pid: int, language: str, wire: RunLimits) -> None:
         if value is None:
             continue
         hard = value + 1 if which == resource.RLIMIT_CPU else value  # SIGXCPU, then SIGKILL
-        with contextlib.suppress(OSError, ValueError):
+        try:
             current = resource.prlimit(pid, which)[1]
             if current != resource.RLIM_INFINITY:
                 hard = min(hard, current)
             resource.prlimit(pid, which, (min(value, hard), hard))
+        except ProcessLookupError:
+            return  # the guest is gone: its run ends as it ended
+        except (OSError, ValueError) as exc:
+            raise LimitsNotApplied(f"its rlimit {which} = {value} could not be set: "
+                                   f"{exc}") from exc
 
 
 @dataclass

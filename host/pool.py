@@ -29,6 +29,7 @@ from .launch import (
     GuestProcess,
     GuestStartError,
     GuestStartTimeout,
+    LimitsNotApplied,
     StartedGuest,
     bounded,
     launch,
@@ -228,6 +229,8 @@ class ForkStarter:
             guest = await until_hello(launched, workdir, self._prepare)
         except (OSError, TemplateStopped) as exc:  # says nothing of forking (descriptors ran out)
             raise GuestStartError(str(exc)) from exc
+        except LimitsNotApplied:  # nor does this: the fork worked
+            raise
         except (ZygoteError, GuestStartError) as exc:
             self._failures += 1
             if not self.starts_on_demand:

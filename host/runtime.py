@@ -148,7 +148,7 @@ class Runtime:
                              "isolated by its engine (leave sandbox unset)")
         self._launcher = launcher
         self.sandbox = resolve(sandbox) if launcher is None else Sandbox.PROCESS
-        self._seccomp = _compile(syscall_filter)
+        self._seccomp = _compile(syscall_filter)  # per profile
         self._pools: dict[tuple[str, int | None, int | None, Sandbox], GuestPool] = {}
         self._zygotes: dict[Sandbox, Zygote] = {}
         self._sessions: dict[Session, asyncio.Future[None]] = {}
@@ -187,7 +187,7 @@ class Runtime:
         if pool is None:
             def command_for(workdir: str, warm: bool) -> GuestCommand:
                 return guest_command(language, workdir, limits, self._interpreters,
-                                     self._env, warm=warm, seccomp=self._seccomp,
+                                     self._env, warm=warm, seccomp=self._seccomp[sandbox],
                                      packages=self._packages)
 
             spawn = SpawnStarter(command_for, language, limits, sandbox)
@@ -205,7 +205,7 @@ class Runtime:
         if zygote is None:
             def command_for(workdir: str, mode: str) -> GuestCommand:
                 return zygote_command(workdir, mode, self._interpreters, self._env,
-                                      seccomp=self._seccomp, packages=self._packages)
+                                      seccomp=self._seccomp[sandbox], packages=self._packages)
 
             zygote = self._zygotes[sandbox] = Zygote(command_for, sandbox)
         return zygote
@@ -556,14 +556,17 @@ def _resume_value(value: Any, limits: Limits) -> Any:
     return wire
 
 
-def _compile(syscall_filter: SyscallFilter | None) -> bytes:
+def _compile(syscall_filter: SyscallFilter | None) -> dict[Sandbox, bytes]:
+    """The filter's BPF for each profile: only ``namespaces`` gives a run an
+    IPC namespace of its own."""
     if syscall_filter is None:
-        return b""
+        return dict.fromkeys(Sandbox, b"")
     if not isinstance(syscall_filter, SyscallFilter):
         raise TypeError("syscall_filter must be a tether.SyscallFilter or None")
     try:
-        return syscall_filter.bpf()
+        return {profile: syscall_filter.bpf(private_ipc=profile is Sandbox.NAMESPACES)
+                for profile in Sandbox}
     except SeccompUnavailable as exc:
         warnings.warn(f"tether: {exc}; programs run without a seccomp filter",
                       RuntimeWarning, stacklevel=3)
-        return b""
+        return dict.fromkeys(Sandbox, b"")

@@ -114,6 +114,34 @@ DENIED: dict[str, str] = {
                    "hardening",
 }
 CONDITIONAL = ("clone", "unshare", "personality")
+#: Calls on objects of the IPC namespace, denied where a run has none of its
+#: own (``process``): System V shared memory, message queues and semaphore
+#: sets, and POSIX message queues, are the machine's, visible to every later
+#: run and kept after the Runtime closes. Under ``namespaces`` each run's IPC
+#: namespace holds them, and they end with it. POSIX semaphores and shared
+#: memory (``sem_open``, ``shm_open``: what ``multiprocessing`` uses) are
+#: files in ``/dev/shm``, which the profile's Landlock rules keep out of reach.
+SHARED_IPC: dict[str, str] = {
+    "shmget": "System V shared memory: the machine's, outlives the run",
+    "shmat": "System V shared memory",
+    "shmctl": "System V shared memory",
+    "shmdt": "System V shared memory",
+    "msgget": "System V message queues: the machine's, outlive the run",
+    "msgsnd": "System V message queues",
+    "msgrcv": "System V message queues",
+    "msgctl": "System V message queues",
+    "semget": "System V semaphore sets: the machine's, outlive the run",
+    "semop": "System V semaphore sets",
+    "semtimedop": "System V semaphore sets",
+    "semctl": "System V semaphore sets",
+    "ipc": "every System V IPC call at once, where an architecture multiplexes them",
+    "mq_open": "POSIX message queues: the machine's, outlive the run",
+    "mq_unlink": "POSIX message queues",
+    "mq_timedsend": "POSIX message queues",
+    "mq_timedreceive": "POSIX message queues",
+    "mq_notify": "POSIX message queues",
+    "mq_getsetattr": "POSIX message queues",
+}
 #: Fails with ENOSYS, so the C library uses clone(), whose flags are visible
 #: (clone3 takes them through a pointer, which a filter cannot read).
 ENOSYS_CALLS = ("clone3",)
@@ -131,6 +159,9 @@ class SyscallFilter:
     - ``deny``: more calls to deny (EPERM), by name (``"socket"``).
     - ``allow``: calls of the default list to let through, by name (e.g.
       ``("ptrace",)`` for a package that debugs its own children).
+
+    Under ``process`` the filter also denies SHARED_IPC (a run there has no
+    IPC namespace of its own); ``allow`` lets those through too.
     """
 
     deny: tuple[str, ...] = ()
@@ -138,16 +169,22 @@ class SyscallFilter:
 
     def __post_init__(self) -> None:
         for name in self.allow:
-            if name not in DENIED and name not in ENOSYS_CALLS:
+            if name not in DENIED and name not in ENOSYS_CALLS and name not in SHARED_IPC:
                 raise ValueError(f"SyscallFilter.allow: {name!r} is not denied by default")
 
-    def denied(self) -> tuple[str, ...]:
-        """Every call this filter denies (with or without conditions)."""
-        return tuple(n for n in (*DENIED, *ENOSYS_CALLS, *self.deny) if n not in self.allow)
+    def denied(self, *, private_ipc: bool = True) -> tuple[str, ...]:
+        """Every call this filter denies (with or without conditions);
+        ``private_ipc``: each run has an IPC namespace of its own, else
+        SHARED_IPC is denied too."""
+        shared = () if private_ipc else tuple(SHARED_IPC)
+        return tuple(n for n in (*DENIED, *ENOSYS_CALLS, *shared, *self.deny)
+                     if n not in self.allow)
 
-    def bpf(self) -> bytes:
-        """The compiled filter (cached per policy). Raises SeccompUnavailable."""
-        return _compile(self)
+    def bpf(self, *, private_ipc: bool = True) -> bytes:
+        """The compiled filter (cached per policy), for guests with an IPC
+        namespace of their own or not (``private_ipc``, as :meth:`denied`).
+        Raises SeccompUnavailable."""
+        return _compile(self, private_ipc)
 
 
 @cache
@@ -161,14 +198,14 @@ def _library() -> Any:
 
 
 @cache
-def _compile(policy: SyscallFilter) -> bytes:
+def _compile(policy: SyscallFilter, private_ipc: bool) -> bytes:
     sc = _library()
     native = sc.Arch.NATIVE
     eperm = sc.ERRNO(errno.EPERM)
     rules = sc.SyscallFilter(sc.ALLOW)
     rules.set_attr(sc.Attr.ACT_BADARCH, eperm)
     rules.set_attr(sc.Attr.CTL_OPTIMIZE, 2)  # a binary tree: each call walks few instructions
-    for name in policy.denied():
+    for name in policy.denied(private_ipc=private_ipc):
         number = sc.resolve_syscall(native, name)
         if number < 0:  # not a call of this architecture
             if name in policy.deny:

@@ -48,7 +48,7 @@ from .endings import (
 )
 from .events import Observer
 from .last_words import LastWords
-from .launch import StartedGuest
+from .launch import LimitsNotApplied, StartedGuest
 from .output import CappedOutput
 from .process import Child
 from .reader import Reader
@@ -302,7 +302,11 @@ class Session:
             raise RemoteProtocolError(ErrorCode.LANGUAGE_UNSUPPORTED,
                                       f"the guest does not run {self.language!r}")
         limits = self.request.wire_limits()
-        self._launched.apply_limits(self.language, limits)
+        try:
+            self._launched.apply_limits(self.language, limits)
+        except LimitsNotApplied as exc:  # no program runs under limits not its own
+            self._finish(crash(f"the guest could not be started: {exc}"))
+            return
         self._send(self.request.run_message(limits))
 
     def _on_output(self, output: Output) -> None:

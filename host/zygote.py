@@ -101,7 +101,7 @@ class Zygote:
         command = self._command_for(self._workdir, "namespaces" if self._isolate else "process")
         self._launched = await launch(command, self._workdir, self._profile, _TEMPLATE_OUTPUT,
                                       disk_bytes=_TEMPLATE_DISK,
-                                      channel_type=socket.SOCK_SEQPACKET)
+                                      channel_type=socket.SOCK_SEQPACKET, template=True)
         control = self._launched.child.channel
         asyncio.get_running_loop().add_reader(control.fileno(), self._on_reply)
 

@@ -83,6 +83,12 @@ def _cases() -> dict[str, tuple[str, tuple[int, ...], int]]:
 
 
 CASES = _cases()
+#: The calls on IPC-namespace objects, denied only under ``process``: case id
+#: -> (call, arguments). The get calls only look (no IPC_CREAT), so that one
+#: the filter let through would make nothing.
+IPC_CASES = {f"ipc {name}": (name, {"shmget": (_BAD, _BAD, 0), "msgget": (_BAD, 0),
+                                    "semget": (_BAD, _BAD, 0)}.get(name, (_BAD,) * 6))
+             for name in seccomp.SHARED_IPC if _number(name) >= 0}
 
 #: Makes every case's call and reports errno (0: it succeeded); then checks
 #: that what a program does need still works.
@@ -128,6 +134,7 @@ class _Runtimes:
         if (profile, start) not in self.attacks:
             program = {case: (_number(name) | (_X32 if case.startswith("x32") else 0), args)
                        for case, (name, args, _) in CASES.items()}
+            program |= {case: (_number(name), args) for case, (name, args) in IPC_CASES.items()}
             self.attacks[profile, start] = self.run(
                 profile, start, f"CASES = {program!r}\n{ATTACK}")
         return self.attacks[profile, start]
@@ -154,6 +161,22 @@ def test_a_denied_call_fails(runtimes: _Runtimes, profile: str, start: str, case
     assert result.value[case] == expected, (
         f"{case}: errno {errno.errorcode.get(result.value[case], result.value[case])}, "
         f"expected {errno.errorcode[expected]}")
+
+
+@pytest.mark.parametrize("case", list(IPC_CASES))
+@pytest.mark.parametrize(("profile", "start"), MODES)
+def test_ipc_calls_are_denied_where_a_run_has_no_ipc_namespace(
+        runtimes: _Runtimes, profile: str, start: str, case: str) -> None:
+    """Under namespaces the run's own IPC namespace holds what these calls
+    make (they reach the kernel, which refuses the bad arguments); under
+    process they would reach the machine's, so the filter refuses them."""
+    result = runtimes.attack(profile, start)
+    assert result.status is Status.OK, result.error
+    answer = result.value[case]
+    if profile == "process":
+        assert answer == errno.EPERM, errno.errorcode.get(answer, answer)
+    else:
+        assert answer not in (0, errno.EPERM), errno.errorcode.get(answer, answer)
 
 
 @pytest.mark.parametrize(("profile", "start"), MODES)
@@ -459,4 +482,5 @@ return out
 def test_the_security_model_lists_every_denied_call() -> None:
     text = (Path(__file__).resolve().parents[2] / "docs" / "security.md").read_text()
     section = text[text.index("## The seccomp filter"):text.index("## Landlock")]
-    assert [n for n in SyscallFilter().denied() if f"`{n}`" not in section] == []
+    denied = SyscallFilter().denied(private_ipc=False)
+    assert [n for n in denied if f"`{n}`" not in section] == []

@@ -1,6 +1,8 @@
 """Runs are independent (R-RUN-5): nothing one program writes is seen by
-another run, in sequence or at the same time, in every start mode; and what
-a run can write is bounded (``Limits.disk_bytes``).
+another run, in sequence or at the same time, in every start mode; what
+a run can write is bounded (``Limits.disk_bytes``); a run's limits are its
+own, whatever runs its pool served before; and no IPC object of a run
+reaches a later run or outlives the Runtime.
 
 Under ``namespaces`` the first program looks for every place in its view of
 the filesystem where it can create a file and leaves one there; the second
@@ -11,16 +13,20 @@ host's disk) only the work directory is private, and that is what is checked.
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import errno
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tether import Limits, PoolConfig, RunResult, Runtime, Status
+from tether.host import cgroups
 from tether.host.sandbox import detect
 
-from .conftest import pick, quick
+from .conftest import pick, quick, until_ready
 
 START_MODES = {
     "forked": PoolConfig(size=1),
@@ -260,3 +266,167 @@ def test_runs_with_other_disk_bounds_get_guests_of_their_own(lang: str) -> None:
     small, large = asyncio.run(go())
     assert small.status is Status.ERROR  # ENOSPC
     assert (large.status, large.value) == (Status.OK, 1)
+
+
+# -- limits: each run's own ---------------------------------------------------------
+
+#: Allocates 400 MiB, a MiB at a time, and touches every page of it.
+ALLOCATE = ("x = [bytearray(1 << 20) for _ in range(400)]\n"
+            "return sum(len(chunk) for chunk in x)")
+POOLED = ["forked", "spawned"]
+
+
+@pytest.mark.parametrize("mode", POOLED)
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.filterwarnings("ignore:tether. sandbox='process'")
+def test_a_runs_memory_ceiling_is_its_own_not_an_earlier_runs(profile: str, mode: str) -> None:
+    """A pool made by a run with 256 MiB hands its guests to later runs: one
+    with the default limit and one with none each allocate 400 MiB; one
+    with 256 MiB again is stopped. (cgroup v1 refused a ceiling raised above
+    memory+swap's, and a run without one kept the pool's.)"""
+    _skip_unless_available(profile)
+
+    async def go() -> list[RunResult]:
+        async with _runtime(profile, mode) as rt:
+            results = [await rt.run("return 1", limits=quick(memory_bytes=256 << 20))]
+            for memory in (Limits().memory_bytes, None, 256 << 20):
+                await until_ready(rt, 1)  # a guest of the pool the first run made
+                results.append(await rt.run(ALLOCATE, limits=quick(memory_bytes=memory)))
+            return results
+
+    first, default, unlimited, small = asyncio.run(go())
+    assert first.status is Status.OK, first.error
+    assert (default.status, default.value) == (Status.OK, 400 << 20), default.error
+    assert (unlimited.status, unlimited.value) == (Status.OK, 400 << 20), unlimited.error
+    assert (small.status, small.limit) == (Status.LIMIT, "memory_bytes"), small.error
+
+
+#: A memory ceiling the test's kernel "refuses" (see below).
+REFUSED = (300 << 20) + (5 << 12)
+
+
+@pytest.mark.skipif(cgroups.available().version is None, reason=cgroups.available().detail)
+@pytest.mark.parametrize("mode", list(START_MODES))
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.filterwarnings("ignore:tether. sandbox='process'")
+def test_a_ceiling_the_kernel_refuses_fails_the_start(monkeypatch: pytest.MonkeyPatch,
+                                                      profile: str, mode: str) -> None:
+    """The guest is real; only the write of REFUSED fails, as the kernel
+    fails one: the run gets a result saying so, and its program never ran."""
+    _skip_unless_available(profile)
+    write = cgroups._write
+
+    def refusing(path: Path, text: str) -> None:
+        if text == str(REFUSED):
+            raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
+        write(path, text)
+
+    monkeypatch.setattr(cgroups, "_write", refusing)
+
+    async def go() -> list[RunResult]:
+        async with _runtime(profile, mode) as rt:
+            refused = await rt.run("print('ran')\nreturn 1", limits=quick(memory_bytes=REFUSED))
+            return [refused, await rt.run("return 2", limits=quick())]
+
+    refused, after = asyncio.run(go())
+    assert refused.status is Status.CRASHED, refused
+    assert refused.error is not None and refused.error.type == "GuestCrashed"
+    assert "could not be started" in refused.error.message
+    assert f"= {REFUSED}: Invalid argument" in refused.error.message, refused.error.message
+    assert refused.output == ""
+    assert (after.status, after.value) == (Status.OK, 2), after.error
+
+
+# -- System V IPC -------------------------------------------------------------------
+
+#: Makes a System V shared memory segment (holding a secret), message queue
+#: (holding it too) and semaphore set, and a POSIX message queue; returns
+#: for each its id, or minus the errno that refused it.
+IPC_MAKE = """
+import ctypes, os, struct
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+made = {}
+shm = libc.shmget(KEY, 1 << 20, 0o1666)
+if shm >= 0:
+    address = libc.shmat(shm, None, 0)
+    ctypes.memmove(address, SECRET, len(SECRET))
+    libc.shmdt(ctypes.c_void_p(address))
+msg = libc.msgget(KEY, 0o1666)
+if msg >= 0:
+    message = struct.pack("l", 1) + SECRET
+    libc.msgsnd(msg, message, len(SECRET), 0)
+sem = libc.semget(KEY, 1, 0o1666)
+mq = libc.mq_open(NAME, os.O_CREAT | os.O_RDWR, 0o666, None)
+for kind, made_id in (("shm", shm), ("msg", msg), ("sem", sem), ("mq", mq)):
+    made[kind] = made_id if made_id >= 0 else -ctypes.get_errno()
+return made
+"""
+#: Looks for them, and reads the secret where it can.
+IPC_LOOK = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+found = {}
+shm = libc.shmget(KEY, 0, 0)
+found["shm"] = ctypes.string_at(libc.shmat(shm, None, 0), len(SECRET)).decode() \\
+    if shm >= 0 else -ctypes.get_errno()
+for kind, found_id in (("msg", libc.msgget(KEY, 0)), ("sem", libc.semget(KEY, 0, 0)),
+                       ("mq", libc.mq_open(NAME, os.O_RDONLY))):
+    found[kind] = found_id if found_id >= 0 else -ctypes.get_errno()
+return found
+"""
+
+
+def _ipc_left(key: int, name: bytes) -> list[str]:
+    """What of the runs' IPC objects is on the host (the test's own IPC
+    namespace); removed on the way, so that a failure leaves nothing."""
+    left = []
+    for kind, remove in (("shm", "-M"), ("msg", "-Q"), ("sem", "-S")):
+        keys = [int(line.split()[0]) for line in
+                Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]]
+        if key in keys:
+            left.append(kind)
+            subprocess.run(["ipcrm", remove, str(key)], check=False)
+    libc = ctypes.CDLL(None, use_errno=True)
+    queue = libc.mq_open(name, os.O_RDONLY)
+    if queue >= 0:
+        left.append("mq")
+        os.close(queue)
+        libc.mq_unlink(name)
+    return left
+
+
+@pytest.mark.parametrize("mode", list(START_MODES))
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.filterwarnings("ignore:tether. sandbox='process'")
+def test_no_ipc_object_reaches_a_later_run_or_outlives_the_runtime(profile: str,
+                                                                   mode: str) -> None:
+    """Under namespaces a run's IPC objects are its IPC namespace's (a program
+    may use them); under process, which has none of its own, the filter
+    refuses the calls (EPERM). Either way the next run finds nothing, and
+    nothing is left on the host."""
+    _skip_unless_available(profile)
+    key = 0x7E000000 + os.getpid() % 0x10000 * 16 + list(START_MODES).index(mode) \
+        + 8 * PROFILES.index(profile)
+    name = f"/tether-isolation-{key}".encode()
+    header = f"KEY = {key}\nNAME = {name!r}\nSECRET = b'secret of the first run'\n"
+
+    async def go() -> list[RunResult]:
+        async with _runtime(profile, mode) as rt:
+            return [await rt.run(header + IPC_MAKE, limits=quick()),
+                    await rt.run(header + IPC_LOOK, limits=quick())]
+
+    try:
+        made, looked = asyncio.run(go())
+    finally:
+        left = _ipc_left(key, name)
+    assert made.status is Status.OK, made.error
+    assert looked.status is Status.OK, looked.error
+    if profile == "namespaces":
+        assert all(made_id >= 0 for made_id in made.value.values()), made.value
+        assert looked.value == dict.fromkeys(("shm", "msg", "sem", "mq"), -errno.ENOENT)
+    else:
+        assert made.value == dict.fromkeys(("shm", "msg", "sem", "mq"), -errno.EPERM)
+        assert looked.value == dict.fromkeys(("shm", "msg", "sem", "mq"), -errno.EPERM)
+    assert left == []
