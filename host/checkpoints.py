@@ -173,7 +173,7 @@ class Replay:
     """Answers a resumed run's calls from a checkpoint's log."""
 
     calls: list[LoggedCall]
-    value: Any  # the suspended call's answer
+    value: Any  # the suspended call's answer: a wire value, or the CallError it raises
     position: int = 0
     log: CallLog = field(default_factory=CallLog)
 
@@ -195,6 +195,10 @@ class Replay:
                     f"{call.name}() with {_shown(call.args, call.kwargs)}")
         self.position += 1
         if expected.suspended:
+            if isinstance(self.value, CallError):
+                self.log.calls.append(LoggedCall(expected.name, expected.args, expected.kwargs,
+                                                 error=self.value.to_wire(), answered=True))
+                return Result(id=call.id, error=self.value)
             self.log.calls.append(LoggedCall(expected.name, expected.args, expected.kwargs,
                                              value=self.value, answered=True))
             return Result(id=call.id, value=self.value)

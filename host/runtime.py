@@ -44,6 +44,7 @@ from .request import RunRequest
 from .result import RunError, RunResult, RunStats, Status
 from .sandbox import Sandbox, resolve
 from .seccomp import SeccompUnavailable, SyscallFilter
+from .serving import binding_error
 from .session import Session
 from .tasks import Tasks
 from .threads import WorkerThreads
@@ -262,6 +263,7 @@ class Runtime:
                                  CallLog() if suspendable else None, None)
 
     async def resume(self, checkpoint: bytes, value: Any = None, *,
+                     error: BaseException | None = None,
                      bindings: BindingsArg = None, sandbox: Sandbox | str | None = None,
                      on_event: Callable[[RunEvent], object] | None = None,
                      approve: ApproveHook | None = None) -> RunResult:
@@ -271,8 +273,10 @@ class Runtime:
         is called; those still in flight when it suspended run live), the
         call that suspended returns ``value``, and the run goes on live,
         with ``bindings`` (the same names as the suspended run's) and
-        suspendable again. A program that calls something else than the log
-        says, or ends before its suspension point, ends with a
+        suspendable again. With ``error`` instead of a value the call that
+        suspended raises it, as a binding that raised it would (a person
+        refused what it asked, say). A program that calls something else
+        than the log says, or ends before its suspension point, ends with a
         ``ResumeDiverged`` error. Raises
         :class:`~tether.host.checkpoints.CheckpointError` (a ValueError) for
         bytes that are no checkpoint, or bindings that are not the run's."""
@@ -285,11 +289,17 @@ class Runtime:
             raise CheckpointError(
                 f"the checkpoint's bindings are {sorted(b['name'] for b in saved.bindings)}; "
                 f"resume was given {sorted(prepared)}")
-        try:
-            wire_value = to_wire(value)
-        except ValueModelError as exc:
-            raise TypeError(f"value is outside the value model: {exc}") from None
-        replay = Replay(saved.calls, wire_value)
+        answer: Any
+        if error is not None:
+            if value is not None:
+                raise TypeError("resume takes a value or an error, not both")
+            answer = binding_error(0, error).error
+        else:
+            try:
+                answer = to_wire(value)
+            except ValueModelError as exc:
+                raise TypeError(f"value is outside the value model: {exc}") from None
+        replay = Replay(saved.calls, answer)
         profile = self._profile(sandbox)
         return await self._start(saved.source, saved.language, prepared, saved.limits_value(),
                                  profile, saved.variables, saved.last_expression, on_event,
