@@ -32,11 +32,13 @@ def run_code_tool(tools: Sequence[AnyTool], *, runtime: Runtime | None = None,
                   language: str = "python",
                   limits: Limits | None = None) -> BetaAsyncFunctionTool[Any]:
     """A ``BetaAsyncFunctionTool`` named ``run_code`` whose programs may call
-    ``tools``. ``runtime`` runs them (default: a Runtime per call)."""
+    ``tools``. ``runtime`` runs them (default: one Runtime of the tool's own
+    per event loop, kept for its later calls)."""
     bindings = [_binding(tool) for tool in tools]
+    runtimes = _common.Runtimes(runtime)
 
     async def run_code(code: str) -> str:
-        result = await _common.run(runtime, code, bindings, language=language, limits=limits)
+        result = await _common.run(runtimes, code, bindings, language=language, limits=limits)
         if not result.ok:
             raise ToolError(_common.failure_text(result))
         return _common.report(result)

@@ -97,9 +97,10 @@ def server(bindings: BindingsArg, *, runtime: Runtime | None = None, language: s
     bindings, checked first. A program that fails the check or ends without a
     value is a tool error (``is_error``) whose text says why."""
     mcp = MCPServer(name)
+    runtimes = _common.Runtimes(runtime)
 
     async def run_code(code: str) -> str:
-        result = await _common.run(runtime, code, bindings, language=language, limits=limits)
+        result = await _common.run(runtimes, code, bindings, language=language, limits=limits)
         if not result.ok:
             raise ToolError(_common.failure_text(result))
         return _common.report(result)

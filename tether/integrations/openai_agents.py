@@ -60,6 +60,7 @@ def run_code_tool(tools: Sequence[FunctionTool], *, runtime: Runtime | None = No
     offered = [tool for tool in tools if tool.is_enabled is not False]
     shapes = {id(tool): _shape(tool) for tool in offered}  # once, not at every run
     counter = itertools.count()
+    runtimes = _common.Runtimes(runtime)
 
     async def invoke(context: ToolContext[Any], arguments: str) -> str:
         code = _code(arguments)
@@ -69,7 +70,7 @@ def run_code_tool(tools: Sequence[FunctionTool], *, runtime: Runtime | None = No
         ended: list[AgentsException] = []
         bindings = [_binding(tool, shapes[id(tool)], context, approve, counter=counter,
                              ended=ended) for tool in enabled]
-        result = await _common.run(runtime, code, bindings, language=language, limits=limits)
+        result = await _common.run(runtimes, code, bindings, language=language, limits=limits)
         if ended:
             raise ended[0]
         return _common.report(result)

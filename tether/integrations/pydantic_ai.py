@@ -59,6 +59,9 @@ class TetherCodeMode(AbstractCapability[Any]):
     limits: Limits | None = None
     max_retries: int = 3
 
+    def __post_init__(self) -> None:
+        self._runtimes = _common.Runtimes(self.runtime)
+
     def get_wrapper_toolset(self, toolset: AbstractToolset[Any]) -> AbstractToolset[Any]:
         return _TetherToolset(wrapped=toolset, capability=self)
 
@@ -122,7 +125,7 @@ class _TetherToolset(WrapperToolset[Any]):
         bindings = [replace(binding, function=_dispatcher(manager, binding.name, order))
                     for binding in _declarations(tool.folded)]
         capability = self.capability
-        result = await _common.run(capability.runtime, tool_args["code"], bindings,
+        result = await _common.run(capability._runtimes, tool_args["code"], bindings,
                                    language=capability.language, limits=capability.limits)
         if not result.ok:
             raise ModelRetry(_common.failure_text(result))
