@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import typing
 from collections.abc import Awaitable
 from decimal import Decimal
-import typing
 from typing import Any, NotRequired
 
 import pytest
