@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from tether import Runtime
 from tether.integrations import _common
 
@@ -42,3 +44,35 @@ def test_aclose_closes_the_loops_own_runtime() -> None:
         assert await runtimes.get() is not runtime
 
     asyncio.run(main())
+
+
+def test_every_integration_converts_values_alike() -> None:
+    import dataclasses
+    import enum
+
+    from pydantic import BaseModel
+
+    class Sky(enum.Enum):
+        GREY = "grey"
+
+    @dataclasses.dataclass
+    class Point:
+        x: int
+
+    class Customer(BaseModel):
+        name: str
+        sky: Sky
+
+    assert _common.value(Customer(name="Ada", sky=Sky.GREY)) == {"name": "Ada", "sky": "grey"}
+    assert _common.value([Point(1), (2, b"\x00")]) == [{"x": 1}, [2, b"\x00"]]
+    # Text is parsed as its declared type says, and JSON objects without one.
+    assert _common.value("42", declared={"type": "integer"}) == 42
+    assert _common.value("42") == "42"
+    assert _common.value("42", declared={"type": "string"}) == "42"
+    assert _common.value('{"a": 1}') == {"a": 1}
+    assert _common.value("[1, x", declared={"type": "array"}) == "[1, x"
+
+
+def test_a_value_no_program_can_hold_says_what_to_return() -> None:
+    with pytest.raises(TypeError, match=r"lookup returned a object.*\.model_dump\(\)"):
+        _common.value(object(), "lookup")

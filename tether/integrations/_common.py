@@ -128,34 +128,77 @@ async def run(runtimes: Runtimes, code: str, bindings: BindingsArg, *,
                              check=True, variables=variables, on_event=on_event)
 
 
-def jsonable(value: Any) -> Any:
-    """A framework's tool result (a pydantic model, say) as the JSON values
-    it serializes to: what the tool's declaration shows."""
-    from pydantic_core import to_jsonable_python
+#: JSON Schema types a text result is parsed for (the tool declares it so).
+_PARSED_TYPES = frozenset({"integer", "number", "boolean", "array", "object", "null"})
 
-    return to_jsonable_python(value, bytes_mode="utf8")
+
+def value(returned: Any, who: str = "the tool",
+          declared: Mapping[str, Any] | None = None) -> Any:
+    """A tool's result as the value its program gets, the same way in
+    every integration: values of tether's model as they are (bytes
+    included), pydantic models, dataclasses, enums, dates and sets as the
+    JSON values they serialize to. Text is parsed when it is JSON the
+    ``declared`` result schema says it is (a number, an object...), or,
+    with nothing declared, a JSON object or array (tools often send JSON
+    as text). Raises TypeError saying what to return for anything else."""
+    if isinstance(returned, str):
+        return _parsed(returned, declared)
+    if returned is None or isinstance(returned, bool | int | float | bytes):
+        return returned
+    if isinstance(returned, list | tuple):
+        return [value(item, who) for item in returned]
+    if isinstance(returned, dict) and all(isinstance(key, str) for key in returned):
+        return {key: value(item, who) for key, item in returned.items()}
+    from pydantic_core import PydanticSerializationError, to_jsonable_python
+
+    try:
+        return to_jsonable_python(returned, bytes_mode="utf8")
+    except PydanticSerializationError:
+        raise TypeError(
+            f"{who} returned a {type(returned).__name__}, which a program cannot be given: "
+            "return None, a bool, number, str, bytes, list or dict with str keys (for a "
+            "pydantic model, its .model_dump())") from None
+
+
+def _parsed(text: str, declared: Mapping[str, Any] | None) -> Any:
+    if declared is None:
+        if text.lstrip()[:1] not in ("{", "["):
+            return text
+    elif not _declares_json(declared):
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _declares_json(schema: Mapping[str, Any]) -> bool:
+    """Whether a result schema says the value is something else than text."""
+    kinds: set[str] = set()
+    for part in (schema, *schema.get("anyOf", ()), *schema.get("oneOf", ())):
+        kind = part.get("type") if isinstance(part, Mapping) else None
+        kinds.update(kind if isinstance(kind, list) else [kind] if isinstance(kind, str) else [])
+        if isinstance(part, Mapping) and ("properties" in part or "items" in part):
+            kinds.add("object")
+    return bool(kinds) and "string" not in kinds and kinds <= _PARSED_TYPES
 
 
 def json_or_text(text: str) -> Any:
     """A tool's text result as a value: parsed when it is a JSON object or
     array (tools often send JSON as text), else the text."""
-    if text.lstrip()[:1] in ("{", "["):
-        try:
-            return json.loads(text)
-        except ValueError:
-            pass
-    return text
+    return _parsed(text, None)
 
 
 def value_text(value: Any) -> str:
     """A returned value as the model reads it: JSON where it can be."""
     try:
-        return json.dumps(value, ensure_ascii=False, default=_bytes)
+        return json.dumps(value, ensure_ascii=False, default=bytes_as_text)
     except (TypeError, ValueError):
         return repr(value)
 
 
-def _bytes(value: object) -> object:
+def bytes_as_text(value: object) -> object:
+    """json.dumps's default for bytes: their text."""
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
     raise TypeError

@@ -100,7 +100,7 @@ def _binding(tool: BaseTool, through: _Through | None) -> Binding:
                     f"{tool.name} takes arguments LangGraph injects (its runtime, state, "
                     "store or tool call id): it runs only in an agent with TetherCodeMode")
             return await through(tool, arguments)
-        return _common.jsonable(await tool.ainvoke(arguments))
+        return _common.value(await tool.ainvoke(arguments), tool.name)
 
     # A tool made from a function is described from the function, as tether
     # describes any binding (its return type and Args: section included);
@@ -391,10 +391,10 @@ def _answer(tool: BaseTool, response: ToolMessage | Command[Any],
                           "message": text}}
     if "value" in returned and not isinstance(returned["value"], str) and \
             response.content in _texts(returned["value"]):
-        return {"value": _common.jsonable(returned["value"])}
+        return {"value": _common.value(returned["value"], tool.name)}
     if isinstance(response.content, str):
         return {"value": _common.json_or_text(response.content)}
-    return {"value": _common.jsonable(response.content)}
+    return {"value": _common.value(response.content, tool.name)}
 
 
 def _texts(value: Any) -> tuple[str, ...]:

@@ -291,7 +291,8 @@ def _asking(tool: FunctionTool) -> FunctionTool:
     run = tool.on_invoke_tool
 
     async def invoke(context: ToolContext[Any], arguments: str) -> str:
-        return json.dumps({_RETURNED: _common.jsonable(await run(context, arguments))})
+        return json.dumps({_RETURNED: _common.value(await run(context, arguments), tool.name)},
+                          default=_common.bytes_as_text)
 
     return FunctionTool(name=tool.name, description=tool.description,
                         params_json_schema=tool.params_json_schema, on_invoke_tool=invoke,
@@ -347,7 +348,7 @@ def _binding(tool: FunctionTool, shape: tuple[dict[str, Any], list[str]],
                 raise
             span.span_data.output = output
             await _told(programs, "end", nested, tool, output)
-        return _common.jsonable(output)
+        return _common.value(output, tool.name, tool.output_json_schema)
 
     return Binding(name=tool.name, description=tool.description,
                    parameters=parameters,

@@ -295,7 +295,7 @@ class _Program:
             raise _common.raised(DENIED, returned.message)
         if isinstance(returned, ToolReturn):
             returned = returned.return_value
-        value = _common.jsonable(returned)
+        value = _common.value(returned, name, self.tools[name].tool_def.return_schema)
         self._emit(FunctionToolResultEvent(ToolReturnPart(
             tool_name=name, content=value, tool_call_id=part.tool_call_id)))
         return value
