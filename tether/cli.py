@@ -116,8 +116,16 @@ def _default_text(field: str) -> str:
     return "none" if value is None else str(value)
 
 
+class _Parser(argparse.ArgumentParser):
+    """Says what was wrong in one line, not under the whole usage block
+    (``--help`` shows that); its subcommands' parsers are of this class."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tether", description=DESCRIPTION)
+    parser = _Parser(prog="tether", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"tether {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser(
@@ -148,11 +156,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--check", action="store_true",
                      help="type-check the program against the bindings first; "
                      "a program that fails is not run (status invalid)")
-    limits = run.add_argument_group("limits")
-    for flag, field, kind, text in _LIMIT_FLAGS:
-        limits.add_argument(flag, dest=field, type=kind, default=argparse.SUPPRESS,
-                            metavar=_METAVARS[kind],
-                            help=f"{text} (default: {_default_text(field)})")
+    _add_limits(run)
     describe = commands.add_parser("describe", help="print the text that tells a model what "
                                    "its program may call")
     describe.add_argument("--bindings", action="append", default=[], metavar="MODULE:ATTR",
@@ -178,8 +182,22 @@ def _parser() -> argparse.ArgumentParser:
                      help="how clients connect (default: %(default)s)")
     mcp.add_argument("--port", type=int, default=8000,
                      help="with streamable-http, the port on 127.0.0.1 (default: %(default)s)")
+    mcp.add_argument("--sandbox", choices=[s.value for s in Sandbox], default="auto",
+                     help="isolation profile of the programs' guests (default: %(default)s)")
+    mcp.add_argument("--check", action=argparse.BooleanOptionalAction, default=True,
+                     help="type-check each program against the bindings before it runs; "
+                     "one that fails is not run (default: check)")
+    _add_limits(mcp)
     conformance_cli.add_parser(commands)
     return parser
+
+
+def _add_limits(command: argparse.ArgumentParser) -> None:
+    limits = command.add_argument_group("limits")
+    for flag, field, kind, text in _LIMIT_FLAGS:
+        limits.add_argument(flag, dest=field, type=kind, default=argparse.SUPPRESS,
+                            metavar=_METAVARS[kind],
+                            help=f"{text} (default: {_default_text(field)})")
 
 
 def _fail(message: str, type_: str = "UsageError") -> NoReturn:
@@ -354,8 +372,13 @@ def _mcp(args: argparse.Namespace) -> int:
     except ImportError as exc:
         _fail(f"tether mcp needs the mcp extra (pip install tether[mcp]): {exc}")
     bindings = _load_bindings(args.bindings)
-    asyncio.run(serve(bindings, upstreams=args.upstream, language=args.language,
-                      transport=args.transport, port=args.port))
+    limits = _limits(args)
+    try:
+        asyncio.run(serve(bindings, upstreams=args.upstream, language=args.language,
+                          limits=limits, sandbox=args.sandbox, check=args.check,
+                          transport=args.transport, port=args.port))
+    except SandboxUnavailable as exc:
+        _fail(str(exc), "SandboxUnavailable")
     return 0
 
 

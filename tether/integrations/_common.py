@@ -119,13 +119,15 @@ class SyncRuntimes:
 async def run(runtimes: Runtimes, code: str, bindings: BindingsArg, *,
               language: str = "python", limits: Limits | None = None,
               variables: Mapping[str, Any] | None = None,
-              on_event: Callable[[RunEvent], object] | None = None) -> RunResult:
-    """Run ``code`` with ``bindings``, type-checked first (status ``invalid``:
-    nothing ran), with ``variables`` defined in it where given (the
-    result's ``variables`` are then its top-level names at its end)."""
+              on_event: Callable[[RunEvent], object] | None = None,
+              check: bool = True) -> RunResult:
+    """Run ``code`` with ``bindings``, type-checked first unless ``check`` is
+    False (status ``invalid``: nothing ran), with ``variables`` defined in
+    it where given (the result's ``variables`` are then its top-level names
+    at its end)."""
     runtime = await runtimes.get()
     return await runtime.run(code, language=language, bindings=bindings, limits=limits,
-                             check=True, variables=variables, on_event=on_event)
+                             check=check, variables=variables, on_event=on_event)
 
 
 #: JSON Schema types a text result is parsed for (the tool declares it so).
