@@ -15,7 +15,7 @@ import sys
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from . import __version__
 from .conformance import cli as conformance_cli
@@ -127,13 +127,18 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tether", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"tether {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
+    # Its parsers are _Parsers; the conformance command adds one of its own.
+    commands = cast("argparse._SubParsersAction[argparse.ArgumentParser]",
+                    parser.add_subparsers(dest="command", required=True))
     run = commands.add_parser(
         "run", help="run one program and print what it printed and returned",
         description="Run one program and print what it printed, then => and the value it "
         "returned. Exit status: 0 if it returned, 1 if it ended otherwise (an error, a "
         "timeout, a limit...), 2 if tether could not run it.")
-    run.add_argument("path", help="the program's file, or - for standard input")
+    run.add_argument("path", nargs="?", help="the program's file, or - for standard input")
+    run.add_argument("--demo", action="store_true",
+                     help="run the demo program (examples/demo.py), with the demo bindings "
+                     "unless --bindings names others")
     run.add_argument("--lang", choices=sorted(set(EXTENSIONS.values())),
                      help="the program's language (default: from the file's extension; "
                      "python for standard input)")
@@ -169,8 +174,8 @@ def _parser() -> argparse.ArgumentParser:
                                  "each profile costs to start")
     doctor.add_argument("--repeat", type=_positive, default=5, metavar="N",
                         help="cold starts to time per profile (default: %(default)s)")
-    mcp = commands.add_parser("mcp", help="serve a run_code tool over MCP (pip install "
-                              "tether[mcp])")
+    mcp = commands.add_parser("mcp", help="serve a run_code tool over MCP (the mcp "
+                              "extra)")
     mcp.add_argument("--bindings", action="append", default=[], metavar="MODULE:ATTR",
                      help="a mapping of name to binding, or an iterable; repeatable")
     mcp.add_argument("--upstream", action="append", default=[], metavar="COMMAND",
@@ -325,8 +330,18 @@ def _print_human(result: RunResult, *, live: bool = False) -> None:
 
 
 async def _run(args: argparse.Namespace) -> int:
-    source, language = _read_program(args.path, args.lang)
-    bindings = _load_bindings(args.bindings)
+    if args.demo:
+        from . import demo
+
+        if args.path is not None:
+            _fail("--demo runs the demo program: give no program's file with it")
+        source, language = demo.PROGRAM, "python"
+        bindings = _load_bindings(args.bindings) if args.bindings else dict(demo.BINDINGS)
+    else:
+        if args.path is None:
+            _fail("run needs the program's file, - for standard input, or --demo")
+        source, language = _read_program(args.path, args.lang)
+        bindings = _load_bindings(args.bindings)
     limits = _limits(args)
     env = _env(args.env)
     with warnings.catch_warnings(record=True) as caught:
@@ -370,7 +385,7 @@ def _mcp(args: argparse.Namespace) -> int:
     try:
         from .integrations.mcp import serve
     except ImportError as exc:
-        _fail(f"tether mcp needs the mcp extra (pip install tether[mcp]): {exc}")
+        _fail(f"tether mcp needs the mcp extra (pip install \"./tether[mcp]\"): {exc}")
     bindings = _load_bindings(args.bindings)
     limits = _limits(args)
     try:

@@ -27,6 +27,18 @@ def test_demo_runs() -> None:
     assert '"mean_celsius": 21.0' in done.stdout
 
 
+def test_the_demo_runs_from_the_package_without_a_checkout(tmp_path: Path) -> None:
+    done = tether("run", "--demo", cwd=tmp_path)  # no examples/ there
+    assert done.returncode == 0, done.stderr
+    assert "Atlantis: unavailable (KeyError)" in done.stdout
+
+
+def test_the_packaged_demo_is_the_example() -> None:
+    from tether import demo
+
+    assert (ROOT / "examples" / "demo.py").read_text(encoding="utf-8") == demo.PROGRAM
+
+
 def test_json_is_one_object(tmp_path: Path) -> None:
     program = tmp_path / "p.py"
     program.write_text("print('hi')\nreturn {'b': b'\\x00', 'n': float('nan')}")
@@ -84,6 +96,8 @@ def test_timeout_flag() -> None:
         ["doctor", "--repeat", "-3"],
         ["run", "-", "--timeout", "soon"],
         ["run", "-", "--no-such-flag"],
+        ["run"],
+        ["run", "x.py", "--demo"],
         ["mcp", "--memory", "lots"],
         ["frobnicate"],
     ],
