@@ -4,7 +4,11 @@ other tools: programmatic tool calling, run on this machine.
     python examples/anthropic_agent.py
 
 Offline: the Messages API is a scripted local transport (its answers are
-written here, not recorded from the service).
+written here, not recorded from the service). One tool returns a pydantic
+model, one is sync. (The SDK types a tool's result as text or content
+blocks, so a tool returning anything else is annotated ``-> Any``; tether
+declares each tool by its function's annotations, and converts what it
+returns as every integration does.)
 """
 
 from __future__ import annotations
@@ -14,7 +18,8 @@ import json
 from typing import Any
 
 import httpx2
-from anthropic import AsyncAnthropic, beta_async_tool
+from anthropic import AsyncAnthropic, beta_async_tool, beta_tool
+from pydantic import BaseModel
 
 from tether.integrations.anthropic import run_code_tool
 
@@ -25,14 +30,19 @@ return f"{weather['temp']} °C, {weather['sky']}; {people:,} people"
 """
 
 
-@beta_async_tool
-async def get_weather(city: str) -> str:
-    """The weather now in a city, as JSON."""
-    return json.dumps({"temp": 6, "sky": "overcast"})
+class Weather(BaseModel):
+    temp: int
+    sky: str
 
 
 @beta_async_tool
-async def get_population(city: str) -> int:
+async def get_weather(city: str) -> Any:
+    """The weather now in a city."""
+    return Weather(temp=6, sky="overcast")
+
+
+@beta_tool
+def get_population(city: str) -> Any:
     """How many people live in a city."""
     return 709_000
 

@@ -18,7 +18,7 @@ from mcp.server.mcpserver import MCPServer
 PROGRAM = """\
 import asyncio
 weather, people = await asyncio.gather(get_weather(city="Oslo"), get_population(city="Oslo"))
-return f"{weather['temp']} °C, {weather['sky']}; {people['result']:,} people"
+return f"{weather['temp']} °C, {weather['sky']}; {people:,} people"
 """
 
 upstream = MCPServer("weather")

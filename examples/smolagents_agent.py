@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
 from smolagents import CodeAgent, tool
 from smolagents.models import ChatMessage, MessageRole, Model
 
@@ -24,17 +25,22 @@ STEPS = [
 ]
 
 
-@tool
-def get_weather(city: str) -> dict:  # type: ignore[type-arg]
+class Weather(BaseModel):
+    temp: int
+    sky: str
+
+
+@tool  # type: ignore[untyped-decorator]  # smolagents has no type hints
+def get_weather(city: str) -> Any:
     """The weather now in a city.
 
     Args:
         city: the city's name
     """
-    return {"temp": 6, "sky": "overcast"}
+    return Weather(temp=6, sky="overcast")  # the program gets its fields
 
 
-@tool
+@tool  # type: ignore[untyped-decorator]
 def get_population(city: str) -> int:
     """How many people live in a city.
 
@@ -44,7 +50,7 @@ def get_population(city: str) -> int:
     return 709_000
 
 
-class ScriptedModel(Model):
+class ScriptedModel(Model):  # type: ignore[misc]
     def generate(self, messages: list[Any], *args: Any, **kwargs: Any) -> ChatMessage:
         step = STEPS.pop(0)
         return ChatMessage(role=MessageRole.ASSISTANT,
@@ -52,8 +58,10 @@ class ScriptedModel(Model):
 
 
 def main() -> None:
+    # Programs may import the whole standard library: say so in the prompt.
     agent = CodeAgent(tools=[get_weather, get_population], model=ScriptedModel(model_id="x"),
-                      executor=TetherExecutor(), verbosity_level=0)
+                      executor=TetherExecutor(), additional_authorized_imports=["*"],
+                      verbosity_level=0)
     try:
         print(agent.run("What is Oslo like right now?"))
     finally:

@@ -21,6 +21,8 @@ import enum
 import functools
 import inspect
 import math
+import operator
+import sys
 import types
 import typing
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
@@ -272,7 +274,8 @@ def _from_callable(function: Callable[..., Any], name: str) -> Description:
         if key in defaults:
             schema["default"] = defaults[key]
     if result is not None:
-        result.pop("title", None)
+        if not _named_class(returns):  # a class's name names its declaration
+            result.pop("title", None)
         if parsed.returns is not None and parsed.returns.description:
             result["description"] = parsed.returns.description
     doc = "\n\n".join(part for part in (parsed.short_description, parsed.long_description)
@@ -286,6 +289,12 @@ def _from_callable(function: Callable[..., Any], name: str) -> Description:
         name=name, identifier=identifier(name), doc=doc, parameters=parameters, result=result,
         params=tuple(params), explicit=False, function=function,
         convert=convert if needs_conversion else None, plain=plain)
+
+
+def _named_class(hint: Any) -> bool:
+    """Whether ``hint`` is a class whose name the model should read (a
+    TypedDict, a pydantic model, a dataclass), not a builtin."""
+    return isinstance(hint, type) and hint.__module__ != "builtins"
 
 
 def _values(value: Any) -> Any:
@@ -312,9 +321,52 @@ def _hints(function: Callable[..., Any], name: str) -> dict[str, Any]:
     if not (inspect.isfunction(function) or inspect.ismethod(function)):
         target = type(function).__call__  # a callable object: its __call__'s hints
     try:
-        return typing.get_type_hints(target, include_extras=True)
+        hints = typing.get_type_hints(target, include_extras=True)
     except Exception as exc:  # an annotation that does not evaluate
         raise TypeError(f"binding {name!r}: its type hints do not evaluate: {exc}") from None
+    if sys.version_info < (3, 12):
+        hints = {key: _typed_dicts_for_pydantic(hint, {}) for key, hint in hints.items()}
+    return hints
+
+
+def _typed_dicts_for_pydantic(hint: Any, made: dict[int, Any]) -> Any:
+    """``hint`` with each ``typing.TypedDict`` in it made again as a
+    ``typing_extensions.TypedDict`` of the same name, keys and types:
+    pydantic refuses the first before Python 3.12, and a binding declaring
+    one would lose its types."""
+    from typing import NotRequired, Required
+
+    from typing_extensions import TypedDict
+
+    if typing.is_typeddict(hint) and type(hint).__module__ == "typing":
+        if id(hint) in made:  # a TypedDict that refers to itself
+            return made[id(hint)]
+        made[id(hint)] = Any
+        keys = typing.get_type_hints(hint, include_extras=True)
+        fields = {key: (Required if key in hint.__required_keys__ else NotRequired)[
+            _typed_dicts_for_pydantic(value, made)] for key, value in keys.items()}
+        rebuilt = TypedDict(hint.__name__, fields)  # type: ignore[misc]
+        rebuilt.__doc__ = hint.__doc__
+        made[id(hint)] = rebuilt
+        return rebuilt
+    origin = typing.get_origin(hint)
+    if origin is typing.Annotated:  # its first argument only: the rest is metadata
+        inner = _typed_dicts_for_pydantic(typing.get_args(hint)[0], made)
+        return hint.copy_with((inner,))
+    arguments = typing.get_args(hint)
+    if not arguments or origin is None:
+        return hint
+    ready = tuple(_typed_dicts_for_pydantic(argument, made) for argument in arguments)
+    if ready == arguments:
+        return hint
+    if origin in (types.UnionType, typing.Union):
+        return functools.reduce(operator.or_, ready)
+    if origin is typing.Literal:
+        return hint
+    try:
+        return hint.copy_with(ready)  # typing's generic aliases
+    except AttributeError:
+        return origin[ready]  # list[...], dict[...] and the like
 
 
 _NO_DEFAULT = object()

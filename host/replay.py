@@ -35,7 +35,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from tether.codec import Call, Result
+from tether.codec import Call, CallError, Result
 
 from .checkpoints import LoggedCall
 from .events import Observer
@@ -102,7 +102,7 @@ class Replay:
     """Answers a resumed run's calls from a checkpoint's log."""
 
     calls: list[LoggedCall]
-    value: Any  # the suspended call's answer
+    value: Any  # the suspended call's answer: a wire value, or the CallError it raises
     log: CallLog
     position: int = 0
 
@@ -124,6 +124,10 @@ class Replay:
                     f"{call.name}() with {_shown(call.args, call.kwargs)}")
         self.position += 1
         if expected.suspended:
+            if isinstance(self.value, CallError):
+                self.log.replayed(LoggedCall(expected.name, expected.args, expected.kwargs,
+                                             error=self.value, answered=True))
+                return Result(id=call.id, error=self.value)
             self.log.replayed(LoggedCall(expected.name, expected.args, expected.kwargs,
                                          value=self.value, answered=True))
             return Result(id=call.id, value=self.value)

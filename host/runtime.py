@@ -46,6 +46,7 @@ from .request import RunRequest
 from .result import Diagnostics, RunError, RunResult, RunStats, Status
 from .sandbox import Sandbox, detect, resolve
 from .seccomp import SeccompUnavailable, SyscallFilter
+from .serving import binding_error
 from .session import Session
 from .tasks import Tasks, carrying_exits, unwrapped
 from .threads import WorkerThreads
@@ -284,6 +285,7 @@ class Runtime:
         return result if report is None else dataclasses.replace(result, check=report)
 
     async def resume(self, checkpoint: bytes, value: Any = None, *,
+                     error: BaseException | None = None,
                      bindings: BindingsArg = None, limits: Limits | None = None,
                      sandbox: Sandbox | str | None = None,
                      on_event: Callable[[RunEvent], object] | None = None,
@@ -295,10 +297,12 @@ class Runtime:
         call that suspended returns ``value``, and the run goes on live,
         with ``bindings`` (the same names as the suspended run's) and
         suspendable again, under ``limits`` (default: the Runtime's; a
-        checkpoint carries none). A program that calls something else than
-        the log says, or ends before its suspension point, ends with a
-        ``ResumeDiverged`` error. The checkpoint is read as hostile input
-        (docs/checkpoints.md): raises
+        checkpoint carries none). With ``error`` instead of a value the call
+        that suspended raises it, as a binding that raised it would (a
+        person refused what it asked, say). A program that calls something
+        else than the log says, or ends before its suspension point, ends
+        with a ``ResumeDiverged`` error. The checkpoint is read as hostile
+        input (docs/checkpoints.md): raises
         :class:`~tether.host.checkpoints.CheckpointError` (a ValueError) for
         bytes that are no checkpoint of this version, were altered or sealed
         with another ``checkpoint_key``, do not fit ``limits``, or whose
@@ -310,7 +314,10 @@ class Runtime:
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError("limits must be a tether.Limits")
         limits = limits or self.limits
-        wire_value = _resume_value(value, limits)
+        if error is not None and value is not None:
+            raise TypeError("resume takes a value or an error, not both")
+        wire_value = binding_error(0, error).error if error is not None else \
+            _resume_value(value, limits)
         opened = await open_checkpoint(checkpoint, self._checkpoint_keys, limits)
         saved = opened.checkpoint
         if saved.language not in LANGUAGES:

@@ -147,7 +147,8 @@ class SyncRuntime:
             check=check, variables=variables, last_expression=last_expression, on_event=on_event,
             approve=approve, suspendable=suspendable))
 
-    def resume(self, checkpoint: bytes, value: Any = None, *, bindings: BindingsArg = None,
+    def resume(self, checkpoint: bytes, value: Any = None, *,
+               error: BaseException | None = None, bindings: BindingsArg = None,
                limits: Limits | None = None, sandbox: Sandbox | str | None = None,
                on_event: Callable[[RunEvent], object] | None = None,
                approve: ApproveHook | None = None) -> RunResult:
@@ -155,7 +156,7 @@ class SyncRuntime:
         with self._lock:
             if self._closed:
                 raise RuntimeError("this SyncRuntime is closed")
-        return self._call(self.runtime.resume(checkpoint, value, bindings=bindings,
+        return self._call(self.runtime.resume(checkpoint, value, error=error, bindings=bindings,
                                               limits=limits, sandbox=sandbox,
                                               on_event=on_event, approve=approve))
 

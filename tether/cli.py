@@ -15,7 +15,7 @@ import sys
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from . import __version__
 from .conformance import cli as conformance_cli
@@ -116,16 +116,29 @@ def _default_text(field: str) -> str:
     return "none" if value is None else str(value)
 
 
+class _Parser(argparse.ArgumentParser):
+    """Says what was wrong in one line, not under the whole usage block
+    (``--help`` shows that); its subcommands' parsers are of this class."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tether", description=DESCRIPTION)
+    parser = _Parser(prog="tether", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"tether {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
+    # Its parsers are _Parsers; the conformance command adds one of its own.
+    commands = cast("argparse._SubParsersAction[argparse.ArgumentParser]",
+                    parser.add_subparsers(dest="command", required=True))
     run = commands.add_parser(
         "run", help="run one program and print what it printed and returned",
         description="Run one program and print what it printed, then => and the value it "
         "returned. Exit status: 0 if it returned, 1 if it ended otherwise (an error, a "
         "timeout, a limit...), 2 if tether could not run it.")
-    run.add_argument("path", help="the program's file, or - for standard input")
+    run.add_argument("path", nargs="?", help="the program's file, or - for standard input")
+    run.add_argument("--demo", action="store_true",
+                     help="run the demo program (examples/demo.py), with the demo bindings "
+                     "unless --bindings names others")
     run.add_argument("--lang", choices=sorted(set(EXTENSIONS.values())),
                      help="the program's language (default: from the file's extension; "
                      "python for standard input)")
@@ -149,11 +162,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="type-check the program against the bindings first; "
                      "a program that fails is not run (status invalid); one the check "
                      "cannot read runs unchecked, and a line on stderr says why")
-    limits = run.add_argument_group("limits")
-    for flag, field, kind, text in _LIMIT_FLAGS:
-        limits.add_argument(flag, dest=field, type=kind, default=argparse.SUPPRESS,
-                            metavar=_METAVARS[kind],
-                            help=f"{text} (default: {_default_text(field)})")
+    _add_limits(run)
     describe = commands.add_parser("describe", help="print the text that tells a model what "
                                    "its program may call")
     describe.add_argument("--bindings", action="append", default=[], metavar="MODULE:ATTR",
@@ -166,8 +175,8 @@ def _parser() -> argparse.ArgumentParser:
                                  "each profile costs to start")
     doctor.add_argument("--repeat", type=_positive, default=5, metavar="N",
                         help="cold starts to time per profile (default: %(default)s)")
-    mcp = commands.add_parser("mcp", help="serve a run_code tool over MCP (pip install "
-                              "tether[mcp])")
+    mcp = commands.add_parser("mcp", help="serve a run_code tool over MCP (the mcp "
+                              "extra)")
     mcp.add_argument("--bindings", action="append", default=[], metavar="MODULE:ATTR",
                      help="a mapping of name to binding, or an iterable; repeatable")
     mcp.add_argument("--upstream", action="append", default=[], metavar="COMMAND",
@@ -179,8 +188,22 @@ def _parser() -> argparse.ArgumentParser:
                      help="how clients connect (default: %(default)s)")
     mcp.add_argument("--port", type=int, default=8000,
                      help="with streamable-http, the port on 127.0.0.1 (default: %(default)s)")
+    mcp.add_argument("--sandbox", choices=[s.value for s in Sandbox], default="auto",
+                     help="isolation profile of the programs' guests (default: %(default)s)")
+    mcp.add_argument("--check", action=argparse.BooleanOptionalAction, default=True,
+                     help="type-check each program against the bindings before it runs; "
+                     "one that fails is not run (default: check)")
+    _add_limits(mcp)
     conformance_cli.add_parser(commands)
     return parser
+
+
+def _add_limits(command: argparse.ArgumentParser) -> None:
+    limits = command.add_argument_group("limits")
+    for flag, field, kind, text in _LIMIT_FLAGS:
+        limits.add_argument(flag, dest=field, type=kind, default=argparse.SUPPRESS,
+                            metavar=_METAVARS[kind],
+                            help=f"{text} (default: {_default_text(field)})")
 
 
 def _fail(message: str, type_: str = "UsageError") -> NoReturn:
@@ -308,8 +331,18 @@ def _print_human(result: RunResult, *, live: bool = False) -> None:
 
 
 async def _run(args: argparse.Namespace) -> int:
-    source, language = _read_program(args.path, args.lang)
-    bindings = _load_bindings(args.bindings)
+    if args.demo:
+        from . import demo
+
+        if args.path is not None:
+            _fail("--demo runs the demo program: give no program's file with it")
+        source, language = demo.PROGRAM, "python"
+        bindings = _load_bindings(args.bindings) if args.bindings else dict(demo.BINDINGS)
+    else:
+        if args.path is None:
+            _fail("run needs the program's file, - for standard input, or --demo")
+        source, language = _read_program(args.path, args.lang)
+        bindings = _load_bindings(args.bindings)
     limits = _limits(args)
     env = _env(args.env)
     with warnings.catch_warnings(record=True) as caught:
@@ -355,10 +388,15 @@ def _mcp(args: argparse.Namespace) -> int:
     try:
         from .integrations.mcp import serve
     except ImportError as exc:
-        _fail(f"tether mcp needs the mcp extra (pip install tether[mcp]): {exc}")
+        _fail(f"tether mcp needs the mcp extra (pip install \"./tether[mcp]\"): {exc}")
     bindings = _load_bindings(args.bindings)
-    asyncio.run(serve(bindings, upstreams=args.upstream, language=args.language,
-                      transport=args.transport, port=args.port))
+    limits = _limits(args)
+    try:
+        asyncio.run(serve(bindings, upstreams=args.upstream, language=args.language,
+                          limits=limits, sandbox=args.sandbox, check=args.check,
+                          transport=args.transport, port=args.port))
+    except SandboxUnavailable as exc:
+        _fail(str(exc), "SandboxUnavailable")
     return 0
 
 

@@ -1,4 +1,5 @@
-"""A small set of bindings for trying tether out (``--bindings tether.demo:BINDINGS``)."""
+"""A small set of bindings for trying tether out (``--bindings tether.demo:BINDINGS``),
+and a program that calls them (``tether run --demo``; examples/demo.py in a checkout)."""
 
 from __future__ import annotations
 
@@ -40,3 +41,28 @@ def add(a: float, b: float) -> float:
 
 
 BINDINGS: dict[str, Callable[..., Any]] = {"search": search, "weather": weather, "add": add}
+
+
+#: The demo program (examples/demo.py): what ``tether run --demo`` runs.
+PROGRAM = '''\
+# A program as a model might write it: it calls the host's bindings
+# (search, weather, add), prints as it goes, and returns a compact answer.
+import asyncio
+
+hits = await search("processes")
+print(f"{len(hits)} documents about processes:", [h["title"] for h in hits])
+
+cities = ["Paris", "Tokyo", "Atlantis"]
+reports = await asyncio.gather(*(weather(c) for c in cities), return_exceptions=True)
+for city, report in zip(cities, reports):
+    if isinstance(report, BindingError):
+        print(f"{city}: unavailable ({report.type})")
+    else:
+        print(f"{city}: {report['celsius']} °C, {report['sky']}")
+
+known = [r for r in reports if not isinstance(r, BaseException)]
+total = 0
+for r in known:
+    total = await add(total, r["celsius"])
+return {"documents": len(hits), "mean_celsius": total / len(known)}
+'''

@@ -194,7 +194,12 @@ def compile_program(source: str, last_expression: bool = False,
     ``last_expression``: a last top-level expression statement is returned
     (R-VARS-7). ``known``: the names the program finds defined (bindings,
     variables, the guest's own)."""
-    linecache.cache[FILENAME] = (len(source), None, source.splitlines(True), FILENAME)
+    lines = source.splitlines(True)
+    if lines and not lines[-1].endswith("\n"):
+        # As linecache reads a file: tracebacks place their carets assuming
+        # every line ends with one.
+        lines[-1] += "\n"
+    linecache.cache[FILENAME] = (len(source), None, lines, FILENAME)
     tree = ast.parse(source, FILENAME)
     if last_expression and tree.body and isinstance(tree.body[-1], ast.Expr):
         last = tree.body[-1]

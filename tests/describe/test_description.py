@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import typing
 from collections.abc import Awaitable
 from decimal import Decimal
 from typing import Any, NotRequired
@@ -12,7 +13,7 @@ import pytest
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
-from tether import Binding
+from tether import Binding, Runtime
 from tether.host import describe, describe_bindings
 from tether.host.identifiers import identifier
 
@@ -175,3 +176,25 @@ def test_result_fields_with_defaults_are_required() -> None:
     required = {f.__name__: describe(f).result["required"] for f in (user, ref, page)}
     assert required == {"user": ["name", "tags", "note"], "ref": ["id", "status"],
                         "page": ["items"]}
+
+
+class Forecast(typing.TypedDict):
+    """typing's TypedDict, which pydantic refuses before Python 3.12."""
+
+    temp: int
+    sky: typing.NotRequired[str]
+
+
+async def forecast(days: list[Forecast]) -> Forecast:
+    """The forecast."""
+    return days[0]
+
+
+def test_typing_typeddicts_keep_their_keys_and_their_name() -> None:
+    described = describe(forecast)
+    assert described.result is not None
+    assert described.result["properties"]["temp"]["type"] == "integer"
+    assert described.result["required"] == ["temp"]
+    text = Runtime().describe([forecast])
+    assert "class Forecast(TypedDict):" in text
+    assert "async def forecast(days: list[Forecast]) -> Forecast:" in text

@@ -210,15 +210,22 @@ def _make_targets() -> set[str]:
     return set(re.findall(r"^([\w-]+):", text, re.MULTILINE))
 
 
+#: tether as the docs install it: from a checkout (./tether), or its wheel.
+_TETHER = re.compile(r"(?:\./tether|dist/tether-[\w.]+-py3-none-any\.whl)"
+                     r"(?:\[(?P<extras>[\w,-]*)\])?")
+
+
 def _check_pip_install(words: list[str]) -> None:
     extras = set(tomllib.loads((ROOT / "pyproject.toml").read_text())
                  ["project"]["optional-dependencies"])
     for requirement in words:
-        name, _, rest = requirement.partition("[")
-        if name == "tether":
-            assert set(filter(None, rest.rstrip("]").split(","))) <= extras, requirement
+        tether = _TETHER.fullmatch(requirement)
+        if tether is not None:
+            assert set(filter(None, (tether["extras"] or "").split(","))) <= extras, requirement
         else:
-            __import__(name)  # a package the docs' code uses: the tests have it
+            # tether is not on PyPI: it is never installed by its bare name.
+            assert not requirement.startswith("tether"), requirement
+            __import__(requirement)  # a package the docs' code uses: the tests have it
 
 
 def _run_fuzzer(block: Block, args: list[str], folder: Path) -> None:
@@ -226,7 +233,7 @@ def _run_fuzzer(block: Block, args: list[str], folder: Path) -> None:
     a few runs only, where Atheris is installed."""
     if args[2:3] != ["--write-seeds"]:
         if importlib.util.find_spec("atheris") is None:
-            pytest.skip("Atheris is not installed (pip install 'tether[fuzz]')")
+            pytest.skip("Atheris is not installed (the fuzz extra)")
         args = [*args, "-runs=50"]
     done = subprocess.run([sys.executable, *args], cwd=folder, capture_output=True, text=True,
                           timeout=300, check=False)
@@ -253,6 +260,8 @@ def test_shell_commands(block: Block, tmp_path: Path) -> None:
             assert set(args) <= _make_targets(), f"{block.id}: {command}"
         elif program == "pip" and args[:1] == ["install"]:
             _check_pip_install(args[1:])
+        elif program == "pip" and args[:1] == ["wheel"]:
+            assert args[-1] == "./tether", f"{block.id}: {command}"
         elif program == "bash":
             assert (ROOT / args[0]).is_file(), f"{block.id}: {command}"
         elif program == "python" and args[:2] == ["-m", "tether.codec.fuzz"]:

@@ -27,6 +27,18 @@ def test_demo_runs() -> None:
     assert '"mean_celsius": 21.0' in done.stdout
 
 
+def test_the_demo_runs_from_the_package_without_a_checkout(tmp_path: Path) -> None:
+    done = tether("run", "--demo", cwd=tmp_path)  # no examples/ there
+    assert done.returncode == 0, done.stderr
+    assert "Atlantis: unavailable (KeyError)" in done.stdout
+
+
+def test_the_packaged_demo_is_the_example() -> None:
+    from tether import demo
+
+    assert (ROOT / "examples" / "demo.py").read_text(encoding="utf-8") == demo.PROGRAM
+
+
 def test_json_is_one_object(tmp_path: Path) -> None:
     program = tmp_path / "p.py"
     program.write_text("print('hi')\nreturn {'b': b'\\x00', 'n': float('nan')}")
@@ -82,13 +94,21 @@ def test_timeout_flag() -> None:
         ["run", "-", "--open-files", "-1"],
         ["doctor", "--repeat", "0"],
         ["doctor", "--repeat", "-3"],
+        ["run", "-", "--timeout", "soon"],
+        ["run", "-", "--no-such-flag"],
+        ["run"],
+        ["run", "x.py", "--demo"],
+        ["mcp", "--memory", "lots"],
+        ["frobnicate"],
     ],
 )
 def test_usage_errors_exit_2_with_one_line(args: list[str]) -> None:
     done = tether(*args, stdin="")
     assert done.returncode == 2
     assert done.stdout == ""
-    assert done.stderr.strip().count("\n") <= 1 or "usage:" in done.stderr
+    # One line, even for a flag's bad value: not the whole usage block.
+    assert done.stderr.strip().count("\n") == 0, done.stderr
+    assert "usage:" not in done.stderr
 
 
 def test_language_from_the_extension(tmp_path: Path) -> None:

@@ -223,6 +223,15 @@ def test_program_error_traceback_has_only_program_frames(lang: str) -> None:
     assert result.output == "before\n"
 
 
+@pytest.mark.parametrize("end", ["", "\n"])
+def test_the_caret_points_at_the_name_on_a_last_line_with_or_without_newline(end: str) -> None:
+    result = run("x = 1\nreturn undefined_name + 1" + end)
+    assert result.error is not None
+    code, caret = result.error.traceback.splitlines()[2:4]
+    assert code.strip() == "return undefined_name + 1"
+    assert caret.index("^") == code.index("undefined_name")
+
+
 def test_a_program_indented_wrong_is_a_syntax_error() -> None:
     """R-DONE-6: what the guest cannot compile is typed SyntaxError, its
     subclasses too."""

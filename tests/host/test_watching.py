@@ -438,6 +438,20 @@ def test_an_approval_hook_can_suspend() -> None:
     assert resumed.value == "approved later"
 
 
+def test_a_suspended_call_can_raise_on_resume() -> None:
+    # A person refused what the call asked: the program's call raises, as if
+    # the binding had raised it, and the program goes on.
+    first = run("try:\n    await ask_manager('?')\nexcept BindingError as e:\n"
+                "    return [e.type, str(e)]", bindings=[ask_manager], suspendable=True)
+    assert first.checkpoint is not None
+    resumed = _go(_runtime().resume(first.checkpoint, error=PermissionError("not today"),
+                                    bindings=[ask_manager]))
+    assert resumed.value == ["PermissionError", "PermissionError: not today"]
+    with pytest.raises(TypeError, match="error"):
+        _go(_runtime().resume(first.checkpoint, "v", error=PermissionError("no"),
+                              bindings=[ask_manager]))
+
+
 def test_without_suspendable_a_suspend_is_a_binding_error() -> None:
     result = run("try:\n    await ask_manager('?')\nexcept BindingError as e:\n    return e.type",
                  bindings=[ask_manager])

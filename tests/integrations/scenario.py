@@ -7,6 +7,8 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+
 #: Calls both tools concurrently and computes with the results.
 CONCURRENT = """\
 import asyncio
@@ -62,3 +64,57 @@ class Tools:
 
     def functions(self) -> list[Any]:
         return [self.get_weather, self.get_population]
+
+
+# -- a tool that needs a person's approval ----------------------------------
+
+class Customer(BaseModel):
+    id: int
+    name: str
+
+
+#: Calls a tool returning a pydantic model, a sync tool, then one that
+#: needs approval, and prints on the way: the approval pauses it between.
+APPROVAL = """\
+customer = await get_customer(id=7)
+print("found", customer["name"])
+note = await note_for(name=customer["name"])
+done = await refund(customer_id=customer["id"], amount=5)
+print("refund:", done)
+return [note, done]
+"""
+
+
+@dataclass
+class Shop:
+    """The three tools of APPROVAL, recording their calls."""
+
+    calls: list[str] = field(default_factory=list)
+
+    async def get_customer(self, id: int) -> Customer:
+        """The customer with this id.
+
+        Args:
+            id: the customer's id
+        """
+        self.calls.append("get_customer")
+        return Customer(id=id, name="Ada")
+
+    def note_for(self, name: str) -> str:
+        """A note to send to a customer.
+
+        Args:
+            name: the customer's name
+        """
+        self.calls.append("note_for")
+        return f"Dear {name}"
+
+    async def refund(self, customer_id: int, amount: int) -> str:
+        """Refund a customer (needs a person's approval).
+
+        Args:
+            customer_id: the customer's id
+            amount: how much to refund
+        """
+        self.calls.append("refund")
+        return f"refunded {amount} to {customer_id}"

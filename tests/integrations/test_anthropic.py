@@ -17,7 +17,7 @@ from anthropic import AsyncAnthropic, beta_async_tool, beta_tool
 
 from tether.integrations.anthropic import run_code_tool
 
-from .scenario import CONCURRENT, RETURNED, TYPE_ERROR, Tools
+from .scenario import CONCURRENT, RETURNED, TYPE_ERROR, Customer, Shop, Tools
 
 
 class ScriptedAPI:
@@ -94,3 +94,20 @@ def test_a_sync_tool_is_a_binding_too() -> None:
     api = play(["return await double(n=21)"], [beta_tool(double)])
     (result,) = api.tool_results()
     assert "Returned: 42" in json.dumps(result["content"])
+
+
+def test_tools_are_declared_by_their_annotations_and_any_value_converts() -> None:
+    shop = Shop()
+
+    async def get_record(id: int) -> Any:
+        """A customer, declared as anything."""
+        return Customer(id=id, name="Bo")
+
+    program = ('c = await get_customer(id=7)\nr = await get_record(id=8)\n'
+               'return [c["name"], r["name"], await note_for(name=r["name"])]')
+    api = play([program], [beta_async_tool(shop.get_customer), beta_async_tool(get_record),
+                           beta_tool(shop.note_for)])
+    (offered,) = api.requests[0]["tools"]
+    assert "async def get_customer(*, id: int) -> Customer:" in offered["description"]
+    (result,) = api.tool_results()
+    assert 'Returned: ["Ada", "Bo", "Dear Bo"]' in str(result["content"])

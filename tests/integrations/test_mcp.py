@@ -90,22 +90,67 @@ def test_run_code_is_described_by_the_bindings_text() -> None:
     assert tool.input_schema["required"] == ["code"]
 
 
-#: MCPServer wraps a result that is not an object as {"result": ...}, and
-#: says so in the tool's output schema: the program reads it that way.
-CONCURRENT_MCP = CONCURRENT.replace("people // 1000", 'people["result"] // 1000')
-
-
 def test_a_program_calls_upstream_tools_at_once(upstream: str) -> None:
     async def go() -> tuple[Any, Any]:
         async with Client(tether_mcp("--upstream", upstream)) as client:
             listed = (await client.list_tools()).tools
-            return listed, await client.call_tool("run_code", {"code": CONCURRENT_MCP})
+            return listed, await client.call_tool("run_code", {"code": CONCURRENT})
 
     (tool,), result = asyncio.run(go())
-    assert "async def get_population(*, city: str) -> Get_populationOutput" in (
-        tool.description or "")
+    # MCPServer sends a result that is not an object as {"result": ...} and
+    # declares it so: the program gets the number, declared as one.
+    assert "async def get_population(*, city: str) -> int" in (tool.description or "")
     assert not result.is_error, text(result)
     assert text(result) == f"Printed:\nsky: overcast\nReturned: {RETURNED}"
+    assert result.structured_content == {"result": {"temp": 6, "people": 709}}
+
+
+def test_limits_sandbox_and_check_are_options() -> None:
+    async def go() -> tuple[Any, Any]:
+        async with Client(tether_mcp("--bindings", "tether.demo:BINDINGS", "--timeout", "1",
+                                     "--no-check", "--sandbox", "process")) as client:
+            looping = await client.call_tool("run_code", {"code": "while True:\n    pass"})
+            unchecked = await client.call_tool("run_code", {"code": "return await add('a', 1)"})
+            return looping, unchecked
+
+    looping, unchecked = asyncio.run(go())
+    assert looping.is_error and "status timeout" in text(looping)
+    # Not checked: the run itself refuses the argument.
+    assert unchecked.is_error and "not run: the check" not in text(unchecked)
+
+
+CRASHING = '''
+import os, sys
+from mcp.server.mcpserver import MCPServer
+server = MCPServer("crashing")
+
+@server.tool()
+def crash() -> str:
+    """Ends the server's process."""
+    os._exit(3)
+
+@server.tool()
+def pid() -> int:
+    """The server's process id."""
+    return os.getpid()
+
+server.run("stdio")
+'''
+
+
+def test_a_crashed_upstream_is_started_again(tmp_path: Path) -> None:
+    path = tmp_path / "crashing.py"
+    path.write_text(CRASHING, encoding="utf-8")
+    program = ("before = await pid()\ntry:\n    await crash()\nexcept BindingError as e:\n"
+               "    failed = e.type\nreturn [failed, before != await pid()]\n")
+
+    async def go() -> Any:
+        async with Client(tether_mcp("--upstream", f"{sys.executable} {path}")) as client:
+            return await client.call_tool("run_code", {"code": program})
+
+    result = asyncio.run(go())
+    assert not result.is_error, text(result)
+    assert result.structured_content == {"result": ["MCPToolError", True]}
 
 
 def test_a_type_error_comes_back_before_anything_runs(upstream: str) -> None:
@@ -149,6 +194,8 @@ def test_value_is_the_text_without_structured_content() -> None:
 
     plain = mcp_types.CallToolResult(content=[mcp_types.TextContent(type="text", text="hi")])
     assert value(plain) == "hi"
+    number = mcp_types.CallToolResult(content=[mcp_types.TextContent(type="text", text="42")])
+    assert value(number, {"type": "integer"}) == 42
     failed = mcp_types.CallToolResult(
         content=[mcp_types.TextContent(type="text", text="no")], is_error=True)
     with pytest.raises(MCPToolError, match="no"):

@@ -18,7 +18,9 @@ from agents import (
     FunctionTool,
     RunConfig,
     RunContextWrapper,
+    RunHooks,
     Runner,
+    RunState,
     ToolGuardrailFunctionOutput,
     ToolInputGuardrailData,
     ToolInputGuardrailTripwireTriggered,
@@ -29,6 +31,7 @@ from agents import (
 )
 from agents.items import ModelResponse
 from agents.models.interface import Model
+from agents.tracing import FunctionSpanData, TracingProcessor, set_trace_processors
 from agents.usage import Usage
 from openai.types.responses import (
     ResponseFunctionToolCall,
@@ -38,7 +41,7 @@ from openai.types.responses import (
 
 from tether.integrations.openai_agents import code_mode, run_code_tool
 
-from .scenario import CONCURRENT, RETURNED, TYPE_ERROR, Tools
+from .scenario import APPROVAL, CONCURRENT, RETURNED, TYPE_ERROR, Shop, Tools
 
 
 class Scripted(Model):
@@ -129,7 +132,7 @@ return [first, await remove(path="b")]
 
     model, _ = play([program], run_code_tool([guarded], approve=approve))
     assert asked == [("remove", {"path": "a"}), ("remove", {"path": "b"})]
-    assert model.outputs == ['Returned: ["PermissionError", "removed b"]']
+    assert model.outputs == ['Returned: ["Denied", "removed b"]']
 
 
 def test_code_mode_folds_an_agents_function_tools() -> None:
@@ -297,3 +300,109 @@ def test_a_parameter_defaulting_to_none_may_be_left_out() -> None:
     model, _ = play(['return [await search(query="a"), await search(query="b", limit=1)]'],
                     run_code_tool([function_tool(search)]))
     assert model.outputs == ['Returned: ["a None", "b 1"]']
+
+
+# -- approvals through the SDK's interruptions, hooks and spans -------------
+
+def shop_agent(shop: Shop, programs: list[str], **options: Any) -> tuple[Scripted, Agent[Any]]:
+    model = Scripted(programs)
+    agent = Agent(name="shop", model=model, tools=[
+        function_tool(shop.get_customer), function_tool(shop.note_for),
+        function_tool(shop.refund, needs_approval=True)])
+    return model, code_mode(agent, **options)
+
+
+def test_a_call_that_needs_approval_interrupts_the_run_and_resumes_after_a_restart() -> None:
+    shop = Shop()
+    _, agent = shop_agent(shop, [APPROVAL])
+    result = asyncio.run(Runner.run(agent, "refund Ada"))
+    (item,) = result.interruptions
+    assert item.name == "refund"
+    assert json.loads(item.arguments or "") == {"customer_id": 7, "amount": 5}
+    assert shop.calls == ["get_customer", "note_for"]
+    saved = json.dumps(result.to_state().to_json())  # e.g. into a database
+
+    later = Shop()  # another process, another agent, another Runtime
+    model, agent = shop_agent(later, [])
+
+    async def resume() -> Any:
+        state = await RunState.from_json(agent, json.loads(saved))
+        for waiting in state.get_interruptions():
+            state.approve(waiting)
+        return await Runner.run(agent, state)
+
+    resumed = asyncio.run(resume())
+    assert resumed.final_output == "done" and not resumed.interruptions
+    assert later.calls == ["refund"]  # the earlier calls came from the checkpoint
+    assert model.outputs == ['Printed:\nfound Ada\nrefund: refunded 5 to 7\n'
+                             'Returned: ["Dear Ada", "refunded 5 to 7"]']
+
+
+def test_a_rejected_call_raises_denied_in_the_program() -> None:
+    shop = Shop()
+    program = ('try:\n    await refund(customer_id=7, amount=5)\n'
+               'except BindingError as e:\n    return e.type\n')
+    model, agent = shop_agent(shop, [program])
+
+    async def reject() -> Any:
+        first = await Runner.run(agent, "refund")
+        state = first.to_state()
+        for waiting in first.interruptions:
+            state.reject(waiting)
+        return await Runner.run(agent, state)
+
+    result = asyncio.run(reject())
+    assert result.final_output == "done" and shop.calls == []
+    assert model.outputs == ['Returned: "Denied"']
+
+
+class Told(RunHooks[Any]):
+    def __init__(self) -> None:
+        self.told: list[str] = []
+
+    async def on_tool_start(self, context: Any, agent: Any, tool: Any) -> None:
+        self.told.append(f"start {tool.name}")
+
+    async def on_tool_end(self, context: Any, agent: Any, tool: Any, result: Any) -> None:
+        self.told.append(f"end {tool.name}")
+
+
+class Spans(TracingProcessor):
+    def __init__(self) -> None:
+        self.ended: list[Any] = []
+
+    def on_trace_start(self, trace: Any) -> None: ...
+    def on_trace_end(self, trace: Any) -> None: ...
+    def on_span_start(self, span: Any) -> None: ...
+
+    def on_span_end(self, span: Any) -> None:
+        self.ended.append(span)
+
+    def shutdown(self) -> None: ...
+    def force_flush(self) -> None: ...
+
+
+def test_each_call_of_a_program_has_its_span_and_its_hooks() -> None:
+    shop, hooks, spans = Shop(), Told(), Spans()
+    program = 'c = await get_customer(id=7)\nreturn await note_for(name=c["name"])\n'
+    _, agent = shop_agent(shop, [program], hooks=hooks)
+    set_trace_processors([spans])
+    try:
+        asyncio.run(Runner.run(agent, "note?", hooks=hooks))
+    finally:
+        set_trace_processors([])
+    assert hooks.told == ["start run_code", "start get_customer", "end get_customer",
+                          "start note_for", "end note_for", "end run_code"]
+    functions = {span.span_data.name: span for span in spans.ended
+                 if isinstance(span.span_data, FunctionSpanData)}
+    assert {"run_code", "get_customer", "note_for"} <= set(functions)
+    run_code = functions["run_code"]
+    assert functions["get_customer"].trace_id == run_code.trace_id
+    assert functions["note_for"].span_data.output == "Dear Ada"
+    # Under run_code's span (through the nested run_code agent's).
+    parents = {span.span_id: span.parent_id for span in spans.ended}
+    inner, chain = functions["get_customer"].parent_id, []
+    while inner is not None:
+        chain.append(inner)
+        inner = parents.get(inner)
+    assert run_code.span_id in chain

@@ -3,23 +3,29 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from pydantic import TypeAdapter
 
 pytest.importorskip("pydantic_ai", reason="the pydantic-ai extra is not installed")
 
 from pydantic_ai import (
     Agent,
     DeferredToolRequests,
-    DeferredToolResults,
     ExternalToolset,
+    RunContext,
     Tool,
     ToolDefinition,
 )
+from pydantic_ai.capabilities import HandleDeferredToolCalls
 from pydantic_ai.messages import (
+    FunctionToolCallEvent,
+    FunctionToolResultEvent,
     ModelMessage,
+    ModelMessagesTypeAdapter,
     ModelRequest,
     ModelResponse,
     RetryPromptPart,
@@ -27,12 +33,13 @@ from pydantic_ai.messages import (
     ToolCallPart,
     ToolReturnPart,
 )
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from pydantic_ai.tool_manager import ToolManager
+from pydantic_ai.tools import ToolDenied
 
-from tether.integrations.pydantic_ai import TetherCodeMode
+from tether.integrations.pydantic_ai import ProgramPrinted, TetherCodeMode
 
-from .scenario import CONCURRENT, RETURNED, TYPE_ERROR, Tools
+from .scenario import APPROVAL, CONCURRENT, RETURNED, TYPE_ERROR, Shop, Tools
 
 
 def scripted(programs: list[str], seen: list[Any], infos: list[AgentInfo]) -> FunctionModel:
@@ -102,35 +109,114 @@ def offered_then(calls: list[ToolCallPart], infos: list[AgentInfo]) -> FunctionM
     return FunctionModel(respond)
 
 
-def test_a_tool_that_needs_approval_stays_an_ordinary_tool_and_the_run_asks_for_approval(
-) -> None:
-    deleted: list[str] = []
-    infos: list[AgentInfo] = []
-    call = ToolCallPart("delete_file", {"path": "/tmp/x"}, tool_call_id="delete")
-    agent = Agent(offered_then([call], infos), output_type=[str, DeferredToolRequests],
-                  tools=Tools().functions(), capabilities=[TetherCodeMode()])
+def shop_agent(shop: Shop, programs: list[str], seen: list[Any], infos: list[AgentInfo],
+               **options: Any) -> Agent[None, str | DeferredToolRequests]:
+    options.setdefault("capabilities", [TetherCodeMode()])
+    agent = Agent(scripted(programs, seen, infos), output_type=[str, DeferredToolRequests],
+                  tools=[shop.get_customer, shop.note_for], **options)
+    agent.tool_plain(requires_approval=True)(shop.refund)
+    return agent
 
-    @agent.tool_plain(requires_approval=True)
-    def delete_file(path: str) -> str:
-        """Delete a file."""
-        deleted.append(path)
-        return "deleted"
 
-    result = asyncio.run(agent.run("delete it"))
-    offered = {tool.name: tool for tool in infos[0].function_tools}
-    assert sorted(offered) == ["delete_file", "run_code"]
-    assert offered["delete_file"].kind == "unapproved"
-    assert "delete_file" not in (offered["run_code"].description or "")
-    assert "async def get_weather" in (offered["run_code"].description or "")
-    assert isinstance(result.output, DeferredToolRequests)
-    assert [part.tool_name for part in result.output.approvals] == ["delete_file"]
-    assert deleted == []
+def test_a_call_that_needs_approval_ends_the_run_and_goes_on_after_a_restart() -> None:
+    shop, seen, infos = Shop(), [], []
+    result = asyncio.run(shop_agent(shop, [APPROVAL], seen, infos).run("refund Ada"))
+    (run_code,) = infos[0].function_tools  # refund is one of its functions
+    assert "async def refund(*, customer_id: int, amount: int) -> str" in (
+        run_code.description or "")
+    requests = result.output
+    assert isinstance(requests, DeferredToolRequests)
+    (waiting,) = requests.approvals
+    assert waiting.tool_name == "run_code"
+    about = requests.metadata[waiting.tool_call_id]
+    assert about["tool_name"] == "refund" and about["args"] == {"customer_id": 7, "amount": 5}
+    assert shop.calls == ["get_customer", "note_for"]
 
-    approved = asyncio.run(agent.run(
-        message_history=result.all_messages(),
-        deferred_tool_results=DeferredToolResults(approvals={"delete": True})))
+    # Another process: the stored conversation and the decision, a new
+    # agent, a new Runtime.
+    stored = ModelMessagesTypeAdapter.dump_json(result.all_messages())
+    as_json = TypeAdapter(DeferredToolRequests)
+    kept = as_json.validate_json(as_json.dump_json(requests))
+    later, seen = Shop(), []
+    approved = asyncio.run(shop_agent(later, [], seen, []).run(
+        message_history=ModelMessagesTypeAdapter.validate_json(stored),
+        deferred_tool_results=kept.build_results(approvals={waiting.tool_call_id: True},
+                                                 metadata=kept.metadata)))
     assert approved.output == "done"
-    assert deleted == ["/tmp/x"]
+    assert later.calls == ["refund"]  # the earlier calls came from the checkpoint
+    (returned,) = seen
+    assert returned.content == ('Printed:\nfound Ada\nrefund: refunded 5 to 7\n'
+                                'Returned: ["Dear Ada", "refunded 5 to 7"]')
+
+
+def test_a_handler_capability_answers_the_approval_inside_the_run() -> None:
+    asked: list[str] = []
+
+    async def decide(ctx: RunContext[Any], requests: DeferredToolRequests) -> Any:
+        asked.extend(call.tool_name for call in requests.approvals)
+        return requests.build_results(approvals={
+            call.tool_call_id: ToolDenied("not today") for call in requests.approvals})
+
+    shop, seen = Shop(), []
+    program = ("try:\n    await refund(customer_id=7, amount=5)\n"
+               "except BindingError as e:\n    return [e.type, str(e)]\n")
+    agent = shop_agent(shop, [program], seen, [], capabilities=[
+        TetherCodeMode(), HandleDeferredToolCalls(handler=decide)])
+    result = asyncio.run(agent.run("refund"))
+    assert result.output == "done" and asked == ["refund"] and shop.calls == []
+    (returned,) = seen
+    assert returned.content == 'Returned: ["Denied", "Denied: not today"]'
+
+
+def test_each_call_of_a_program_shows_in_the_event_stream() -> None:
+    shop, seen = Shop(), []
+    program = ('c = await get_customer(id=7)\nprint("hello", c["name"])\n'
+               'await note_for(name=c["name"])\n')
+    respond = scripted([program], seen, []).function
+    assert respond is not None
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
+        for part in respond(messages, info).parts:  # type: ignore[union-attr]
+            if isinstance(part, ToolCallPart):
+                yield {0: DeltaToolCall(name=part.tool_name, json_args=part.args_as_json_str(),
+                                        tool_call_id=part.tool_call_id)}
+            elif isinstance(part, TextPart):
+                yield part.content
+
+    agent = Agent(FunctionModel(respond, stream_function=stream),
+                  tools=[shop.get_customer, shop.note_for], capabilities=[TetherCodeMode()])
+
+    got: list[Any] = []
+
+    async def handler(ctx: RunContext[Any], events: AsyncIterable[Any]) -> None:
+        got.extend([event async for event in events])
+
+    asyncio.run(agent.run("hi", event_stream_handler=handler))
+    calls = [event.part.tool_name for event in got if isinstance(event, FunctionToolCallEvent)]
+    assert calls == ["run_code", "get_customer", "note_for"]
+    results = {event.part.tool_name: event.part.content for event in got
+               if isinstance(event, FunctionToolResultEvent)}
+    assert results["get_customer"] == {"id": 7, "name": "Ada"}
+    assert results["note_for"] == "Dear Ada"
+    (printed,) = [event for event in got if isinstance(event, ProgramPrinted)]
+    assert printed.text == "hello Ada\n" and printed.stream == "stdout"
+    # A bare expression at the end is the program's value.
+    assert seen[0].content == 'Printed:\nhello Ada\nReturned: "Dear Ada"'
+
+
+def test_a_selector_and_a_call_budget() -> None:
+    shop, seen, infos = Shop(), [], []
+    program = ('await note_for(name="a")\ntry:\n    await note_for(name="b")\n'
+               'except BindingError as e:\n    return str(e)\n')
+    agent = Agent(scripted([program], seen, infos), tools=[shop.get_customer, shop.note_for],
+                  capabilities=[TetherCodeMode(
+                      tools=lambda ctx, tool: tool.name == "note_for", max_tool_calls=1)])
+    asyncio.run(agent.run("notes?"))
+    offered = {tool.name: tool for tool in infos[0].function_tools}
+    assert sorted(offered) == ["get_customer", "run_code"]
+    assert "def note_for" in (offered["run_code"].description or "")
+    assert shop.calls == ["note_for"]
+    assert "as many as one run_code call may make" in str(seen[0].content)
 
 
 def test_an_external_tool_stays_an_ordinary_tool_and_the_run_defers_its_call() -> None:

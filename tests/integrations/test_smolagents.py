@@ -8,6 +8,7 @@ import threading
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 pytest.importorskip("smolagents", reason="the smolagents extra is not installed")
 
@@ -196,3 +197,24 @@ def test_a_helper_used_other_than_by_a_call_is_left_as_it_is() -> None:
             "def twice(city):\n"
             "    return 2 * temperature(city)\n")
     assert awaited(step, {"get_temperature"}) == step
+
+
+class Customer(BaseModel):
+    id: int
+    name: str
+
+
+@tool
+def get_customer(id: int) -> Any:
+    """The customer with this id.
+
+    Args:
+        id: the customer's id
+    """
+    return Customer(id=id, name="Ada")
+
+
+def test_a_tool_returning_a_pydantic_model_gives_the_program_its_fields() -> None:
+    answer, _, _ = play(['c = get_customer(id=7)\nfinal_answer(c["name"])\n'],
+                        tools=[get_customer])
+    assert answer == "Ada"

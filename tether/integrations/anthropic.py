@@ -18,7 +18,7 @@ from typing import Any
 
 from anthropic.lib.tools import BetaAsyncFunctionTool, BetaFunctionTool, ToolError
 
-from tether.host import Binding, Limits, Runtime
+from tether.host import Binding, Limits, Runtime, describe
 
 from . import _common
 
@@ -32,11 +32,13 @@ def run_code_tool(tools: Sequence[AnyTool], *, runtime: Runtime | None = None,
                   language: str = "python",
                   limits: Limits | None = None) -> BetaAsyncFunctionTool[Any]:
     """A ``BetaAsyncFunctionTool`` named ``run_code`` whose programs may call
-    ``tools``. ``runtime`` runs them (default: a Runtime per call)."""
+    ``tools``. ``runtime`` runs them (default: one Runtime of the tool's own
+    per event loop, kept for its later calls)."""
     bindings = [_binding(tool) for tool in tools]
+    runtimes = _common.Runtimes(runtime)
 
     async def run_code(code: str) -> str:
-        result = await _common.run(runtime, code, bindings, language=language, limits=limits)
+        result = await _common.run(runtimes, code, bindings, language=language, limits=limits)
         if not result.ok:
             raise ToolError(_common.failure_text(result))
         return _common.report(result)
@@ -48,31 +50,42 @@ def run_code_tool(tools: Sequence[AnyTool], *, runtime: Runtime | None = None,
 
 
 def _binding(tool: AnyTool) -> Binding:
-    """A sync tool stays sync, so tether runs it in a thread of its own."""
+    """``tool`` as a binding declared by its function's own annotations
+    (the model reads ``-> Customer``, not ``-> Any``), its result converted
+    as every integration converts one. A sync tool stays sync, so tether
+    runs it in a thread of its own."""
+    parameters: dict[str, Any] = dict(tool.input_schema)
+    result: dict[str, Any] | None = None
+    try:
+        described = describe(tool.func, tool.name)
+    except (TypeError, ValueError):
+        pass
+    else:
+        if described.parameters.get("properties", {}).keys() == \
+                parameters.get("properties", {}).keys():
+            parameters, result = described.parameters, described.result
     if isinstance(tool, BetaAsyncFunctionTool):
         async_tool = tool
 
         async def call(**arguments: Any) -> Any:
-            return _value(await async_tool.call(arguments))
+            return _value(await async_tool.call(arguments), tool.name, result)
 
         function: Any = call
     else:
         sync_tool = tool
 
         def call_sync(**arguments: Any) -> Any:
-            return _value(sync_tool.call(arguments))
+            return _value(sync_tool.call(arguments), tool.name, result)
 
         function = call_sync
-    return Binding(name=tool.name, description=tool.description,
-                   parameters=dict(tool.input_schema), function=function)
+    return Binding(name=tool.name, description=tool.description, parameters=parameters,
+                   result=result, function=function)
 
 
-def _value(result: Any) -> Any:
-    """A tool's result (text, or content blocks) as a value: JSON text
-    parsed, a single text block as its text."""
-    if isinstance(result, str):
-        return _common.json_or_text(result)
-    if (isinstance(result, list) and len(result) == 1 and isinstance(result[0], dict)
-            and result[0].get("type") == "text"):
-        return _common.json_or_text(str(result[0].get("text", "")))
-    return result
+def _value(returned: Any, name: str, declared: dict[str, Any] | None) -> Any:
+    """A tool's result as the program's value; a single text block as its
+    text (parsed as the declared result type says)."""
+    if (isinstance(returned, list) and len(returned) == 1 and isinstance(returned[0], dict)
+            and returned[0].get("type") == "text"):
+        returned = str(returned[0].get("text", ""))
+    return _common.value(returned, name, declared)

@@ -1,4 +1,4 @@
-"""Guests in Kubernetes pods (``pip install tether[kubernetes]``): a
+"""Guests in Kubernetes pods (the ``kubernetes`` extra): a
 fresh pod for every guest, its stdio reached through the exec API.
 
 :class:`PodLauncher` is a :class:`~tether.Launcher`: each guest gets a pod

@@ -1,4 +1,4 @@
-"""Many programs over a Ray cluster (``pip install tether[ray]``).
+"""Many programs over a Ray cluster (the ``ray`` extra).
 
 Each Ray worker is an actor that holds one :class:`tether.Runtime` (with its
 warm pool and sandbox) for its whole life; :meth:`RayRunner.run_many` spreads

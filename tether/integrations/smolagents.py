@@ -52,7 +52,10 @@ class TetherExecutor(PythonExecutor):  # type: ignore[misc]  # smolagents is unt
     others are dropped, and listed in ``dropped`` with the reason, whether
     the agent sent them or a step left them). A step that ends with a
     bare expression gives its value, as smolagents' own executor does.
-    ``cleanup()`` (which the agent calls) closes the Runtime.
+    ``cleanup()`` (which the agent calls) closes the Runtime. Programs may
+    import the whole standard library (and the ``python_packages``): make
+    the agent with ``additional_authorized_imports=["*"]``, so its prompt
+    does not list a few modules as the only ones allowed.
     """
 
     def __init__(self, *, limits: Limits | None = None, **runtime_options: Any) -> None:
@@ -115,7 +118,7 @@ def _binding(name: str, tool: Any, answer: list[Any]) -> Callable[..., Any]:
             raise FinalAnswer("the final answer was given; the step ends")
     else:
         def function(*args: Any, **kwargs: Any) -> Any:
-            return tool(*args, **kwargs)
+            return _common.value(tool(*args, **kwargs), name)
 
     inputs: Mapping[str, Any] = getattr(tool, "inputs", {}) or {}
     parameters, hints, docs = [], {}, []
