@@ -252,28 +252,37 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("js-end-waits-timers", "The program ends when its language's runtime would "
              "consider the script finished: a JavaScript timer still pending fires first",
              ("R-DONE-9", "R-DONE-1"),
+             applies="a language whose runtime runs the timers a script leaves pending "
+                     "before it exits (JavaScript)",
              programs={"javascript": "setTimeout(() => console.log('later'), 20)\n"
                                      "console.log('now')\nreturn 1"}),
     Scenario("js-unhandled-rejection", "A JavaScript rejection that no handler takes ends the "
              "run with its error, though nothing awaited it", ("R-DONE-9", "R-DONE-2"),
+             applies="a language whose unhandled promise rejections end a script "
+                     "(JavaScript)",
              programs={"javascript": "async function main() {\n  await null\n"
                                      "  throw new RangeError('main failed')\n}\nmain()"}),
     Scenario("js-exit-code", "A JavaScript program that sets process.exitCode and ends as "
              "usual exits with that status, after its exit listeners", ("R-DONE-8",),
+             applies="a language whose script sets its exit status without exiting "
+                     "(JavaScript's process.exitCode)",
              programs={"javascript": "process.on('exit', (code) => console.log('exit', code))\n"
                                      "process.exitCode = 2\nreturn 'ignored'"}),
     Scenario("js-static-imports", "A JavaScript program written as an ES module imports "
              "built-in modules; the lines after its imports keep their numbers",
              ("R-JS-3", "R-DONE-2"),
+             applies="JavaScript and TypeScript (R-JS-3)",
              programs={"javascript": "import { join } from 'node:path'\nimport * as os from 'os'\n"
                                      "console.log(join('a', 'b'), typeof os.cpus)\n"
                                      "throw new TypeError('line 4')"}),
     Scenario("js-import-a-file", "A program is one file: importing a path ends the run "
              "before the program runs, at the import's line", ("R-JS-3", "R-DONE-2"),
+             applies="JavaScript and TypeScript (R-JS-3)",
              programs={"javascript": "console.log('not reached')\n"
                                      "import { helper } from './helpers.js'"}),
     Scenario("js-changed-built-ins", "A JavaScript program that deletes and replaces built-ins "
              "the guest could use still prints, calls and returns", ("R-JS-4", "R-CALL-1"),
+             applies="JavaScript and TypeScript (R-JS-4)",
              bindings=("add",),
              programs={"javascript": "delete globalThis.JSON\ndelete globalThis.Math\n"
                                      "Array.prototype.push = () => { throw new Error('push') }\n"
@@ -409,12 +418,17 @@ SCENARIOS: tuple[Scenario, ...] = (
     # instead: its programs are raw-output's.
     Scenario("raw-stdout", "Bytes written to fd 1 below print never reach the frames",
              ("R-TRANS-2", "R-STDIO-1"),
+             applies="a guest that leaves what is written below its language's streams to "
+                     "reach the host raw (R-OUTPUT-5 is a SHOULD; the JavaScript guest)",
              programs={"javascript": "require('fs').writeSync(1, 'raw\\n')\n"
                                      "console.log('framed')\nreturn 1"}),
     Scenario("raw-output", "Bytes written to fd 1 below print are output, before the text "
              "printed after them", ("R-OUTPUT-5", "R-TRANS-2"), level="SHOULD",
              programs={"python": "import os\nprint('printed')\nos.write(1, b'raw\\n')\n"
-                                 "print('framed')\nreturn 1"}),
+                                 "print('framed')\nreturn 1",
+                       "javascript": "console.log('printed')\n"
+                                     "require('fs').writeSync(1, 'raw\\n')\n"
+                                     "console.log('framed')\nreturn 1"}),
     Scenario("binding-shadows-guest-name", "A binding named like one of the guest's own names "
              "hides it", ("R-RUN-6",), bindings=("BindingError",),
              programs={"python": "return await BindingError('mine')",

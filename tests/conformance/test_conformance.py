@@ -39,9 +39,21 @@ UNREACHABLE = {
 }
 
 
+#: SHOULDs a guest of ours does not meet yet, with the reason.
+NOT_YET = {
+    ("raw-output", "javascript"): "R-OUTPUT-5 (SHOULD): the Node guest does not capture what "
+                                  "is written to fd 1 below console.log; it reaches the host "
+                                  "raw (R-TRANS-2, RunResult.raw_stdout)",
+}
+NOT_YET[("raw-output", "typescript")] = NOT_YET[("raw-output", "javascript")]
+
+
 @pytest.mark.parametrize("language", ["python", "javascript", "typescript"])
 @pytest.mark.parametrize("transcript", TRANSCRIPT_LIST, ids=IDS)
 def test_our_guests_pass(transcript: Transcript, language: str) -> None:
+    reason = NOT_YET.get((transcript.scenario, language))
+    if reason is not None:
+        pytest.xfail(reason)
     case = asyncio.run(check_guest(transcript, language, our_guest(language), strict=True))
     assert case.verdict in ("pass", "skip", NOT_APPLICABLE), case.detail
 
