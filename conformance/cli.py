@@ -162,7 +162,7 @@ def _print_case(case: CaseResult) -> None:
             print(f"      {line}")
 
 
-def _known_failures(path: Path | None) -> set[str]:
+def known_failures(path: Path | None) -> set[str]:
     if path is None:
         return set()
     lines = (line.split("#", 1)[0].strip() for line in path.read_text().splitlines())
@@ -217,7 +217,7 @@ def _main(args: argparse.Namespace) -> int:
             print(missing, file=sys.stderr)
             return 2
     results = asyncio.run(_run(args, transcripts))
-    known = _known_failures(args.known_failures)
+    known = known_failures(args.known_failures)
     failed = [r for r in results if r.verdict == "fail" and r.case_id not in known]
     fixed = [r for r in results if r.verdict == "pass" and r.case_id in known]
     for r in fixed:

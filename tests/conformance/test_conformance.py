@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tether.codec import TRANSITIONS, FrameType, Role, State
+from tether.conformance import KNOWN_FAILURES as KNOWN_FAILURES_FILE
 from tether.conformance import cli, coverage
 from tether.conformance.record import TRANSCRIPTS, record_all
 from tether.conformance.runner import (
@@ -27,6 +28,16 @@ from tether.host.guests import GuestCommand, Interpreters, guest_command
 from tether.host.limits import Limits
 
 TRANSCRIPT_LIST = cli.load_all(TRANSCRIPTS)
+
+
+def known_failures() -> dict[str, str]:
+    """conformance/known-failures.txt: each case our guests fail, with its reason."""
+    found = {}
+    for line in KNOWN_FAILURES_FILE.read_text().splitlines():
+        case, _, reason = line.partition("#")
+        if case.strip():
+            found[case.strip()] = reason.strip()
+    return found
 IDS = [t.scenario for t in TRANSCRIPT_LIST]
 SPEC = (Path(__file__).resolve().parents[2] / "spec" / "tether-v1.md").read_text()
 
@@ -39,21 +50,20 @@ UNREACHABLE = {
 }
 
 
-#: SHOULDs a guest of ours does not meet yet, with the reason.
-NOT_YET = {
-    ("raw-output", "javascript"): "R-OUTPUT-5 (SHOULD): the Node guest does not capture what "
-                                  "is written to fd 1 below console.log; it reaches the host "
-                                  "raw (R-TRANS-2, RunResult.raw_stdout)",
-}
-NOT_YET[("raw-output", "typescript")] = NOT_YET[("raw-output", "javascript")]
+#: Cases our guests do not pass yet, each with its reason.
+KNOWN_FAILURES = known_failures()
+
+
+def _not_yet(scenario: str, language: str) -> None:
+    reason = KNOWN_FAILURES.get(f"guest/{language}/{scenario}")
+    if reason is not None:
+        pytest.xfail(reason)
 
 
 @pytest.mark.parametrize("language", ["python", "javascript", "typescript"])
 @pytest.mark.parametrize("transcript", TRANSCRIPT_LIST, ids=IDS)
 def test_our_guests_pass(transcript: Transcript, language: str) -> None:
-    reason = NOT_YET.get((transcript.scenario, language))
-    if reason is not None:
-        pytest.xfail(reason)
+    _not_yet(transcript.scenario, language)
     case = asyncio.run(check_guest(transcript, language, our_guest(language), strict=True))
     assert case.verdict in ("pass", "skip", NOT_APPLICABLE), case.detail
 
@@ -302,6 +312,7 @@ def test_levels_come_from_the_key_words() -> None:
 @pytest.mark.parametrize("transcript", TRANSCRIPT_LIST, ids=IDS)
 def test_our_guests_pass_over_stdio(transcript: Transcript, language: str) -> None:
     """Spec §3.1: the same transcripts over stdin/stdout (R-STDIO-1, R-STDIO-4)."""
+    _not_yet(transcript.scenario, language)
     case = asyncio.run(check_guest(transcript, language, our_guest(language), strict=True,
                                    transport="stdio"))
     assert case.verdict in ("pass", "skip", NOT_APPLICABLE), case.detail
@@ -312,6 +323,7 @@ def test_our_guests_pass_over_stdio(transcript: Transcript, language: str) -> No
 def test_the_standalone_guests_pass_over_stdio(transcript: Transcript, language: str) -> None:
     """``python -m tether.guest --stdio [--language javascript]``, as an
     image that is not the host runs it."""
+    _not_yet(transcript.scenario, language)
     argv = [sys.executable, "-m", "tether.guest", "--stdio", "--language", language]
     case = asyncio.run(check_guest(transcript, language, command_guest(argv), strict=True,
                                    transport="stdio"))
