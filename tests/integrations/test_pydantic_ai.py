@@ -21,6 +21,7 @@ from pydantic_ai import (
     ToolDefinition,
 )
 from pydantic_ai.capabilities import HandleDeferredToolCalls
+from pydantic_ai.exceptions import UserError
 from pydantic_ai.messages import (
     FunctionToolCallEvent,
     FunctionToolResultEvent,
@@ -147,6 +148,21 @@ def test_a_call_that_needs_approval_ends_the_run_and_goes_on_after_a_restart() -
     (returned,) = seen
     assert returned.content == ('Printed:\nfound Ada\nrefund: refunded 5 to 7\n'
                                 'Returned: ["Dear Ada", "refunded 5 to 7"]')
+
+
+def test_an_approval_without_the_requests_metadata_is_refused_not_rerun() -> None:
+    """Run again from its start, the program would make its earlier calls again."""
+    shop, seen, infos = Shop(), [], []
+    result = asyncio.run(shop_agent(shop, [APPROVAL], seen, infos).run("refund Ada"))
+    requests = result.output
+    assert isinstance(requests, DeferredToolRequests)
+    (waiting,) = requests.approvals
+    later = Shop()
+    with pytest.raises(UserError, match=r"metadata=requests\.metadata"):
+        asyncio.run(shop_agent(later, [], [], []).run(
+            message_history=result.all_messages(),
+            deferred_tool_results=requests.build_results(approvals={waiting.tool_call_id: True})))
+    assert later.calls == []
 
 
 def test_a_handler_capability_answers_the_approval_inside_the_run() -> None:

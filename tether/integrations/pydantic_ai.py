@@ -171,7 +171,14 @@ class _TetherToolset(WrapperToolset[Any]):
         order = _Order(every_call_alone=parent.get_parallel_execution_mode() == "sequential")
         program = _Program(self.capability, ctx, manager, order, tool.folded)
         waiting = ctx.tool_call_metadata if ctx.tool_call_approved else None
-        if isinstance(waiting, dict) and _CHECKPOINT in waiting:
+        if ctx.tool_call_approved and not (isinstance(waiting, dict) and _CHECKPOINT in waiting):
+            # Run again from the start, the program would make again every
+            # call it made before the one that waited.
+            raise UserError("run_code was approved without the metadata of its deferred "
+                            "request: pass requests.build_results(approvals=..., "
+                            "metadata=requests.metadata), so that the program resumes "
+                            "where it waited")
+        if isinstance(waiting, dict):
             result, printed = await program.resume(tool_args["code"], waiting)
         else:
             result, printed = await program.run(tool_args["code"]), ""
