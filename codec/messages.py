@@ -9,6 +9,7 @@ keys, types, ranges, and no unknown keys.
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal, TypeAlias, TypeVar, overload
@@ -359,6 +360,14 @@ class CallError:
     def to_wire(self) -> dict[str, Any]:
         return {"code": int(self.code), "type": self.type, "message": self.message}
 
+    def fitted(self, value_bytes: int) -> CallError:
+        """R-RESULT-6: the error as a host may send it, whatever raised it:
+        valid text, ``type`` within 256 bytes, and the RESULT's payload
+        within ``value_bytes`` + ENVELOPE_OVERHEAD (the message cut)."""
+        type_ = _cut(_valid(self.type), MAX_ERROR_TYPE_BYTES)
+        room = value_bytes + ENVELOPE_OVERHEAD - _RESULT_ERROR_FRAMING - len(type_.encode())
+        return CallError(self.code, type_, _cut(_valid(self.message), room))
+
     @classmethod
     def from_wire(cls, envelope: object) -> CallError:
         f = _Fields(envelope, "RESULT.error")
@@ -366,6 +375,32 @@ class CallError:
         error = cls(code=code, type=f.req("type", str), message=f.req("message", str))
         f.done()
         return error
+
+
+#: The longest error type name a DONE or a RESULT carries (R-DONE-7, R-RESULT-6).
+MAX_ERROR_TYPE_BYTES: Final = 256
+#: What a RESULT with an error takes besides its two texts, at most: the
+#: maps' heads, the keys, the id, the code and the texts' length heads.
+_RESULT_ERROR_FRAMING: Final = 64
+
+
+def _valid(text: str) -> str:
+    """Each surrogate (a Python string may hold them) as U+FFFD, as R-OUTPUT-2 says."""
+    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
+
+
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` within ``limit`` UTF-8 bytes, cut at a code point and ending
+    with an ellipsis (U+2026) when cut."""
+    data = text.encode()
+    if len(data) <= limit:
+        return text
+    if limit < 3:
+        return ""
+    return data[: limit - 3].decode(errors="ignore") + "\u2026"
 
 
 @dataclass(frozen=True, slots=True)

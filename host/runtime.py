@@ -13,7 +13,13 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mappin
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from tether.codec import DEFAULT_MAX_FRAME_BYTES, ValueModelError, to_wire
+from tether.codec import (
+    DEFAULT_MAX_FRAME_BYTES,
+    CallError,
+    ErrorCode,
+    ValueModelError,
+    to_wire,
+)
 
 from . import prompt
 from .approvals import ApproveHook
@@ -46,7 +52,6 @@ from .request import RunRequest
 from .result import Diagnostics, RunError, RunResult, RunStats, Status
 from .sandbox import Sandbox, detect, resolve
 from .seccomp import SeccompUnavailable, SyscallFilter
-from .serving import binding_error
 from .session import Session
 from .tasks import Tasks, carrying_exits, unwrapped
 from .threads import WorkerThreads
@@ -316,7 +321,7 @@ class Runtime:
         limits = limits or self.limits
         if error is not None and value is not None:
             raise TypeError("resume takes a value or an error, not both")
-        wire_value = binding_error(0, error).error if error is not None else \
+        wire_value = _resume_error(error, limits) if error is not None else \
             _resume_value(value, limits)
         opened = await open_checkpoint(checkpoint, self._checkpoint_keys, limits)
         saved = opened.checkpoint
@@ -549,6 +554,12 @@ class Runtime:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+def _resume_error(error: BaseException, limits: Limits) -> CallError:
+    """The error resume makes the suspended call raise, as a binding's (R-RESULT-6)."""
+    return CallError(ErrorCode.BINDING_ERROR, type(error).__name__,
+                     str(error)).fitted(limits.value_bytes)
 
 
 def _resume_value(value: Any, limits: Limits) -> Any:

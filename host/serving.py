@@ -227,8 +227,10 @@ class BindingCalls:
             return
         except BaseException as exc:  # GeneratorExit, BaseException subclasses
             result = binding_error(call.id, exc)
+        if result.error is not None:  # whatever raised it, it fits and is valid text
+            result = Result(id=result.id, error=result.error.fitted(self._limits.value_bytes))
         if self._observer is not None:
-            if payload is None:  # an error, or a refusal: small unless a binding made it large
+            if payload is None:  # an error, or a refusal: small once fitted
                 payload = encode_payload(result.to_wire())
             self._observer.call_ended(call, result, payload_size(payload))
         self._send(result, payload)
@@ -316,7 +318,8 @@ def _refused_suspension(call: Call, why: str) -> Result:
 
 
 def binding_error(call_id: int, exc: BaseException) -> Result:
-    """Only the exception's class name and text cross: no host traceback (R-RESULT-3)."""
+    """Only the exception's class name and text cross: no host traceback
+    (R-RESULT-3); the error is fitted before it is sent (R-RESULT-6)."""
     error = CallError(ErrorCode.BINDING_ERROR, type(exc).__name__, str(exc))
     return Result(id=call_id, error=error)
 

@@ -55,6 +55,41 @@ def test_a_binding_raising_a_base_exception_answers_the_call(lang: str, raised: 
     assert (result.status, result.value) == (Status.OK, [seen, "still running"]), result.error
 
 
+#: The program calls ``bad()`` and returns the error's type, its message's
+#: length in bytes and first characters, then calls ``fine()``.
+MEASURE = {
+    "python": "try:\n    await bad()\nexcept BindingError as e:\n"
+              "    seen = [e.type, len(e.message.encode()), e.message[:6]]\n"
+              "return [seen, await fine()]",
+    "javascript": "let seen\ntry { await bad() } catch (e) {\n"
+                  "  seen = [e.type, Buffer.byteLength(e.message), e.message.slice(0, 6)]\n}\n"
+                  "return [seen, await fine()]",
+}
+
+
+def test_an_error_too_large_for_a_frame_is_cut_to_fit(lang: str) -> None:
+    """R-RESULT-6: the call fails with the message cut, never waits for
+    an answer that could not be sent."""
+    error = ValueError("x" * (3 * 1024 * 1024))
+    result = run(MEASURE[lang], language=lang, bindings={"bad": _raising(error), "fine": fine},
+                 limits=quick(value_bytes=64 * 1024, frame_bytes=128 * 1024))
+    assert result.status == Status.OK, result.error
+    (type_, size, start), after = result.value
+    assert (type_, start, after) == ("ValueError", "xxxxxx", "still running")
+    assert 60 * 1024 < size <= 64 * 1024 + 1024
+
+
+def test_an_error_that_is_not_valid_text_is_repaired(lang: str) -> None:
+    """R-RESULT-6: lone surrogates as U+FFFD; a type name cut to 256 bytes."""
+    named = type("E" * 300, (Exception,), {})
+    for error, expected in ((ValueError("bad \ud800 text"), ["ValueError", 12, "bad \ufffd "]),
+                            (named("m"), ["E" * 253 + "\u2026", 1, "m"])):
+        result = run(MEASURE[lang], language=lang,
+                     bindings={"bad": _raising(error), "fine": fine})
+        assert (result.status, result.value) == (Status.OK, [expected, "still running"]), \
+            result.error
+
+
 def test_a_value_whose_conversion_fails_answers_the_call(lang: str) -> None:
     async def bad() -> Any:
         return _Bad([1, 2])
