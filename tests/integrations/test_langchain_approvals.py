@@ -175,10 +175,14 @@ def test_an_agent_run_synchronously_calls_tools_and_refuses_a_guarded_call() -> 
                                    "id": "call_0"}]),
         AIMessage("done")]))
     tools = [tool(get_customer), tool(shop.note_for), tool(refund)]
+    code_mode = TetherCodeMode()
     agent = create_agent(model, tools=tools, checkpointer=InMemorySaver(),
-                         middleware=[TetherCodeMode(), HumanInTheLoopMiddleware(
+                         middleware=[code_mode, HumanInTheLoopMiddleware(
                              interrupt_on={"refund": True})])
-    state = agent.invoke({"messages": [{"role": "user", "content": "refund"}]}, CONFIG)
+    try:
+        state = agent.invoke({"messages": [{"role": "user", "content": "refund"}]}, CONFIG)
+    finally:
+        code_mode.close()
     assert shop.calls == ["get_customer", "note_for"]
     (message,) = [m for m in state["messages"] if isinstance(m, ToolMessage)]
     assert "PermissionError" in str(message.content) and "ainvoke" in str(message.content)

@@ -192,6 +192,13 @@ class TetherCodeMode(AgentMiddleware[Any, Any, Any]):
         """Close the Runtime the middleware made for the running loop, if any."""
         await self._runtimes.aclose()
 
+    def close(self) -> None:
+        """Close the Runtime the middleware made for an agent run
+        synchronously (``invoke``), if any; otherwise it lives until the
+        middleware is collected."""
+        if self._sync is not None:
+            self._sync.close()
+
     def _folds(self, tool: BaseTool | dict[str, Any]) -> bool:
         if not isinstance(tool, BaseTool) or tool.name == _common.RUN_CODE:
             return False
