@@ -27,6 +27,7 @@ NODE_LIFECYCLE = "guest/node/lifecycle.mjs"
 NODE_OUTPUT = "guest/node/output.mjs"
 NODE_PROTOCOL = "guest/node/protocol.mjs"
 NODE_RUN = "guest/node/run.mjs"
+NODE_SCOPE = "guest/node/scope.mjs"
 NODE_VALUES = "guest/node/values.mjs"
 NODE_VARIABLES = "guest/node/variables.mjs"
 PYTHON_SHIM = "guest/python/shim.py"
@@ -270,6 +271,24 @@ MUTANTS: tuple[Mutant, ...] = (
           "  if (nextState(state.phase, 'host', name) === undefined) {",
           "  if (nextState(state.phase, 'host', name) === undefined && name !== 'CANCEL') {",
           "second-cancel", file=NODE_PROTOCOL),
+    _python("second-loop-unread", ("R-RUN-8",), "binding calls awaited on a second loop the "
+            "program starts are never read: fd 3 stays with the first loop that read it",
+            "        if loop is self._reading:\n            return\n",
+            "        if self._reading is not None:\n            return\n",
+            "test:tests/host/test_python_programs.py::test_every_way_to_start_a_loop_reads_"
+            "binding_calls", file="guest/python/aio.py"),
+    _python("guest-argv-seen", ("R-RUN-9",), "the program sees the guest's sys.argv, not a "
+            "script's", "    sys.argv = [FILENAME]\n", "",
+            "test:tests/host/test_python_programs.py::test_the_program_is_named_as_a_script",
+            file="guest/python/script.py"),
+    _node("static-imports-empty", ("R-JS-3",), "a static import of a built-in module binds "
+          "none of its names", "    namespace = await load(url);", "    namespace = {};",
+          "js-static-imports", file=NODE_SCOPE),
+    _node("changed-built-in-used", ("R-JS-4",), "the guest encodes a map with the "
+          "Map.prototype.get the program left",
+          "      writeWire(isMap ? MapPrototypeGet(value, keys[i]) : value[keys[i]], w);",
+          "      writeWire(isMap ? value.get(keys[i]) : value[keys[i]], w);",
+          "js-changed-built-ins", file=NODE_CODEC),
     # -- §7.3..7.5 CALL, RESULT, OUTPUT ---------------------------------------------------
     _node("call-ids-repeat", ("R-CALL-2",), "every CALL has id 1",
           "  const id = ++state.lastCallId;", "  const id = state.lastCallId + 1;",
@@ -339,6 +358,11 @@ MUTANTS: tuple[Mutant, ...] = (
     _host("output-uncapped", ("R-OUTPUT-3",), "the host keeps all output",
           "        while self._tail_bytes > self._tail_limit:",
           "        while False:", "guest-output-cap", file="host/output.py"),
+    _python("raw-output-late", ("R-OUTPUT-5",), "what the program wrote to fd 1 goes out only "
+            "at a CALL or DONE, after the text it printed after it",
+            "        if self.raw is not None:  # written below print before this text was\n",
+            "        if self.raw is not None and final:\n", "raw-output",
+            file="guest/python/channel.py"),
     # -- §7.6 DONE ------------------------------------------------------------------------
     _node("done-twice", ("R-DONE-1",), "DONE is sent twice",
           "  for (let i = 0; i < parts.length; i++) writeAll(parts[i]);",
