@@ -319,7 +319,9 @@ MUTANTS: tuple[Mutant, ...] = (
           "comes", "        if not task.done():\n            self._in_flight[call.id] = task",
           "        for older in self._in_flight.values():\n            older.cancel()\n"
           "        if not task.done():\n            self._in_flight[call.id] = task",
-          "concurrent-calls", file="host/serving.py"),
+          "concurrent-calls",
+          "test:tests/host/test_binding_outcomes.py::test_sync_bindings_run_at_most_binding_"
+          "threads_at_once", file="host/serving.py"),
     _node("unknown-result-ignored", ("R-RESULT-1",), "a RESULT for no call is ignored",
           "    if (call === undefined) {\n      throw new ProtocolError(CODES.INVALID_CALL_ID,",
           "    if (call === undefined) return;\n    if (false) {\n"
