@@ -51,7 +51,7 @@ def test_the_once_uncaught_requirements_are_caught(name: str) -> None:
 def test_a_harmless_change_survives() -> None:
     """The check can fail: a change that breaks nothing is reported."""
     harmless = replace(BY_NAME["flags-unchecked"], name="harmless",
-                       new="  if (view.getUint16(4) !== 0) { // a comment")
+                       new="  if (DataViewPrototypeGetUint16(view, 4) !== 0) { // a comment")
     outcome = asyncio.run(run_mutant(harmless, {}))
     assert not outcome.killed and not outcome.problem
 
