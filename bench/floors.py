@@ -54,6 +54,15 @@ worker after its last process exits). Run it on an otherwise idle machine:
 - ``clone namespaces``: the same with the namespaces every forked run gets
   (user, PID, mount, network, IPC, UTS).
 - ``clone namespaces, no network``: without the network namespace.
+- ``clone namespaces, two at once``: ``clone namespaces`` in two processes
+  at the same time (a 2-core machine's most): what a burst of forked runs
+  could reach if the kernel were all they cost (tether's W6 against it).
+- ``network namespace made`` and ``… torn down``: a user namespace with a
+  network namespace, without one, made by N children that then wait (the
+  wall time and CPU of making them), and then their exit: the CPU the
+  machine spends in the 2 s after the last is reaped, per namespace (a
+  network namespace is torn down by a kernel worker, after its last
+  process, one batch at a time).
 - ``node -e 0``: a Node.js process that runs nothing (the floor of a fresh
   JavaScript guest), in a guest's environment.
 - ``python -I -S -c pass``: a CPython process that runs nothing, likewise.
@@ -114,6 +123,84 @@ def clone_and_reap(flags: int) -> None:
     if pid < 0:
         raise OSError(ctypes.get_errno(), "clone")
     os.waitpid(pid, 0)
+
+
+def kernel_workers_cpu() -> float:
+    """Seconds of CPU the kernel's worker threads (kworker) have spent, those
+    alive now: where a network namespace's teardown runs, apart from the
+    processes of others sharing the machine."""
+    total = 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat") as stat:
+                text = stat.read()
+        except OSError:
+            continue
+        comm, fields = text[text.index("(") + 1:text.rindex(")")], text[text.rindex(")") + 2:]
+        if comm.startswith("kworker"):
+            values = fields.split()
+            total += int(values[11]) + int(values[12])  # utime, stime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def clone_in_two(flags: int, count: int) -> None:
+    """``clone_and_reap(flags)`` ``count`` times in each of two processes at
+    once: the rate of both together."""
+    machine, start = machine_cpu(), time.perf_counter()
+    workers = []
+    for _ in range(2):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                for _ in range(count):
+                    clone_and_reap(flags)
+            finally:
+                os._exit(0)
+        workers.append(pid)
+    for pid in workers:
+        os.waitpid(pid, 0)
+    wall = time.perf_counter() - start
+    time.sleep(0.5)
+    cpu = machine_cpu() - machine
+    print(f"| clone namespaces, two at once | {wall / count / 2 * 1e3:.2f} ms | "
+          f"{cpu / count / 2 * 1e3:.2f} ms | {2 * count / wall:.0f}/s |")
+
+
+def namespaces_held(flags: int, count: int, name: str) -> None:
+    """``count`` children cloned into new namespaces (``flags``), each waiting:
+    the making timed; then all let go at once and reaped, and the machine's
+    CPU in the next 2 s counted (the teardown a kernel worker does after)."""
+    read, write = os.pipe()
+    children = []
+    own = os.times()
+    start = time.perf_counter()
+    for _ in range(count):
+        pid = int(_libc.syscall(SYS_CLONE, flags | SIGCHLD, 0, 0, 0, 0))
+        if pid == 0:
+            os.read(read, 1)
+            os._exit(0)
+        if pid < 0:
+            raise OSError(ctypes.get_errno(), "clone")
+        children.append(pid)
+    made = time.perf_counter() - start
+    after = os.times()
+    made_cpu = after.user + after.system - own.user - own.system  # children not yet reaped
+    time.sleep(0.5)
+    workers, start = kernel_workers_cpu(), time.perf_counter()
+    os.write(write, b"x" * count)
+    for pid in children:
+        os.waitpid(pid, 0)
+    reaped = time.perf_counter() - start
+    time.sleep(2.0)
+    torn = kernel_workers_cpu() - workers
+    os.close(read)
+    os.close(write)
+    print(f"| {name} made, {count} held | {made / count * 1e3:.2f} ms | "
+          f"{made_cpu / count * 1e3:.2f} ms | {count / made:.0f}/s |")
+    print(f"| {name} let go and torn down (wall: to the last reaped) | "
+          f"{reaped / count * 1e3:.2f} ms | {torn / count * 1e3:.2f} ms | |")
 
 
 def fork_and_write(size: int) -> None:
@@ -428,7 +515,17 @@ def untouched_decode(count: int) -> None:
               f"slept, spun) | {cells[0]}, {cells[1]} | | |")
 
 
+#: Substrings of the floors to measure (--only); empty: all of them.
+ONLY: list[str] = []
+
+
+def wanted(name: str) -> bool:
+    return not ONLY or any(part in name for part in ONLY)
+
+
 def measure(name: str, operation: Callable[[], object], count: int) -> None:
+    if not wanted(name):
+        return
     operation()  # once, untimed
     cpu, wall = machine_cpu(), time.perf_counter()
     for _ in range(count):
@@ -461,23 +558,36 @@ def node_guests(node: str, count: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--count", type=int, default=200)
-    count = parser.parse_args().count
+    parser.add_argument("--only", action="append", default=[],
+                        help="measure only the floors whose name has this in it (repeatable)")
+    args = parser.parse_args()
+    count = args.count
+    ONLY.extend(args.only)
     ballast = bytearray(TEMPLATE_BYTES)
     ballast[::4096] = b"\1" * (len(ballast) // 4096)  # resident, as the template's pages are
     print("| floor | wall per op | machine CPU per op | ops/s back to back |")
     print("| --- | ---: | ---: | ---: |")
     measure("fork", lambda: clone_and_reap(0), count)
     measure("fork, child writes 2 MiB", lambda: fork_and_write(2 * 1024 * 1024), count)
-    paused_hello(max(20, count // 10))
-    paused_codec_hello(max(20, count // 10))
-    untouched_decode(max(20, count // 10))
+    if wanted("paused hello"):
+        paused_hello(max(20, count // 10))
+        paused_codec_hello(max(20, count // 10))
+    if wanted("RUN decoded"):
+        untouched_decode(max(20, count // 10))
     measure("fork, child waits", lambda: fork_and_wait(False), count)
     if cgroups.available().version is not None:
         measure("fork into a run's cgroups", lambda: fork_and_wait(True), count)
-        cgroup_joins(max(20, count // 10))
+        if wanted("join a run's cgroups"):
+            cgroup_joins(max(20, count // 10))
     measure("clone namespaces", lambda: clone_and_reap(RUN_NAMESPACES), count)
     measure("clone namespaces, no network",
             lambda: clone_and_reap(RUN_NAMESPACES & ~CLONE_NEWNET), count)
+    if wanted("clone namespaces, two at once"):
+        clone_in_two(RUN_NAMESPACES, count)
+    if wanted("namespace made"):
+        user = CLONE_NAMESPACES["CLONE_NEWUSER"]
+        namespaces_held(user | CLONE_NEWNET, count, "network namespace (and a user one)")
+        namespaces_held(user, count, "user namespace alone")
     python = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
     measure("python -I -S -c pass", lambda: subprocess.run(
         [python, "-I", "-S", "-c", "pass"], env=GUEST_ENV, check=True), count // 4)
@@ -485,7 +595,8 @@ def main() -> None:
     if node is not None:
         measure("node -e 0", lambda: subprocess.run([node, "-e", "0"], env=GUEST_ENV, check=True),
                 count // 4)
-        node_guests(os.path.realpath(node), count // 4)
+        if wanted("Node guest"):
+            node_guests(os.path.realpath(node), count // 4)
     del ballast
 
 
