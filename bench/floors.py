@@ -57,6 +57,11 @@ worker after its last process exits). Run it on an otherwise idle machine:
 - ``clone namespaces, two at once``: ``clone namespaces`` in two processes
   at the same time (a 2-core machine's most): what a burst of forked runs
   could reach if the kernel were all they cost (tether's W6 against it).
+- ``clone namespaces, the parent's part``: the time the clone() call takes
+  in the process that makes it (its children exit at once and are reaped
+  after the timing), with every namespace of a run, and with only the user
+  and PID namespaces (the template's part since the init makes the others
+  itself): what a single-threaded template spends per forked run.
 - ``network namespace made`` and ``… torn down``: a user namespace with a
   network namespace, without one, made by N children that then wait (the
   wall time and CPU of making them), and then their exit: the CPU the
@@ -143,6 +148,24 @@ def kernel_workers_cpu() -> float:
             values = fields.split()
             total += int(values[11]) + int(values[12])  # utime, stime
     return total / os.sysconf("SC_CLK_TCK")
+
+
+def clone_parent_part(flags: int, count: int, name: str) -> None:
+    spent = 0.0
+    children = []
+    for _ in range(count):
+        start = time.perf_counter()
+        pid = int(_libc.syscall(SYS_CLONE, flags | SIGCHLD, 0, 0, 0, 0))
+        if pid == 0:
+            os._exit(0)
+        spent += time.perf_counter() - start
+        if pid < 0:
+            raise OSError(ctypes.get_errno(), "clone")
+        children.append(pid)
+    for pid in children:
+        os.waitpid(pid, 0)
+    print(f"| clone namespaces, the parent's part: {name} | {spent / count * 1e3:.2f} ms | "
+          f"| {count / spent:.0f}/s |")
 
 
 def clone_in_two(flags: int, count: int) -> None:
@@ -582,6 +605,10 @@ def main() -> None:
     measure("clone namespaces", lambda: clone_and_reap(RUN_NAMESPACES), count)
     measure("clone namespaces, no network",
             lambda: clone_and_reap(RUN_NAMESPACES & ~CLONE_NEWNET), count)
+    if wanted("clone namespaces, the parent's part"):
+        user_pid = CLONE_NAMESPACES["CLONE_NEWUSER"] | CLONE_NAMESPACES["CLONE_NEWPID"]
+        clone_parent_part(RUN_NAMESPACES, count, "all six")
+        clone_parent_part(user_pid, count, "user and PID")
     if wanted("clone namespaces, two at once"):
         clone_in_two(RUN_NAMESPACES, count)
     if wanted("namespace made"):
