@@ -73,6 +73,7 @@ class Zygote:
         self._next_token = 0
         self._in_flight = asyncio.Semaphore(FORKS_IN_FLIGHT)
         self._stopping: asyncio.Task[None] | None = None
+        self._closed = False  # for good: no fork starts it again
         self._last_stderr = ""
 
     def stderr(self) -> str:
@@ -90,6 +91,8 @@ class Zygote:
         if self._stopping is not None:
             await asyncio.shield(self._stopping)
         async with self._lock:
+            if self._closed:  # a fork that waited its turn past the close
+                raise TemplateStopped("the template was closed")
             if self._launched is not None and not self.alive:
                 await self._stop()  # it died: start a new one
             if self._launched is None:
@@ -236,9 +239,14 @@ class Zygote:
         at the next fork."""
         if not self._forks and not self._exits and self._launched is not None and (
                 self._stopping is None or self._stopping.done()):
-            self._stopping = asyncio.get_running_loop().create_task(self.aclose())
+            self._stopping = asyncio.get_running_loop().create_task(self._stop_locked())
 
     async def aclose(self) -> None:
+        """Stop the template for good (the Runtime closes)."""
+        self._closed = True
+        await self._stop_locked()
+
+    async def _stop_locked(self) -> None:
         async with self._lock:
             await self._stop()
 

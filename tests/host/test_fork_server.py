@@ -233,3 +233,23 @@ def test_a_burst_at_the_start_waits_for_forks_not_new_interpreters(
         assert asyncio.run(go()) == list(range(300))
     assert cold == 0  # runs that found no guest and were not given a forked one
     assert [r.message for r in caplog.records if r.name == "tether"] == []
+
+
+def test_runs_waiting_their_turn_to_fork_when_the_runtime_closes_start_nothing() -> None:
+    """More runs forking at once than the template is sent requests for: those
+    still waiting their turn when the Runtime closes end cancelled, and none
+    starts the template again behind the close."""
+    async def go() -> tuple[list[Any], bool]:
+        rt = Runtime(pool=PoolConfig(size=0))  # every guest forked at its run
+        await rt.__aenter__()
+        await rt.run("return 1")  # the template is up
+        runs = [asyncio.create_task(rt.run("return 2")) for _ in range(40)]
+        await asyncio.sleep(0)  # each is waiting for its fork, or its turn
+        await rt.aclose()
+        results = await asyncio.gather(*runs)
+        await asyncio.sleep(0.5)  # what the last of them could have started meanwhile
+        return [r.status for r in results], any(z.alive for z in rt._zygotes.values())
+
+    statuses, template_alive = asyncio.run(go())
+    assert set(statuses) == {Status.CANCELLED}
+    assert not template_alive
