@@ -54,13 +54,29 @@ worker after its last process exits). Run it on an otherwise idle machine:
 - ``clone namespaces``: the same with the namespaces every forked run gets
   (user, PID, mount, network, IPC, UTS).
 - ``clone namespaces, no network``: without the network namespace.
+- ``clone namespaces, two at once``: ``clone namespaces`` in two processes
+  at the same time (a 2-core machine's most): what a burst of forked runs
+  could reach if the kernel were all they cost (tether's W6 against it).
+- ``clone namespaces, the parent's part``: the time the clone() call takes
+  in the process that makes it (its children exit at once and are reaped
+  after the timing), with every namespace of a run, and with only the user
+  and PID namespaces (the template's part since the init makes the others
+  itself): what a single-threaded template spends per forked run.
+- ``network namespace made`` and ``… torn down``: a user namespace with a
+  network namespace, without one, made by N children that then wait (the
+  wall time and CPU of making them), and then their exit: the CPU the
+  machine spends in the 2 s after the last is reaped, per namespace (a
+  network namespace is torn down by a kernel worker, after its last
+  process, one batch at a time).
 - ``node -e 0``: a Node.js process that runs nothing (the floor of a fresh
   JavaScript guest), in a guest's environment.
 - ``python -I -S -c pass``: a CPython process that runs nothing, likewise.
 - ``Node guest to HELLO``: the Node guest started from main.mjs, and from
   its startup snapshot (host/node_snapshot.py), over stdio with no host: it
   says HELLO, then stops, as its input (/dev/null) is no stream it can read
-  (what a guest costs before its run, against ``node -e 0``).
+  (what a guest costs before its run, against ``node -e 0``); and 20 of
+  them from the snapshot started at once, all waited for (the floor of a
+  JavaScript W6 whose guests all start at the burst: 20 / that time).
 """
 
 from __future__ import annotations
@@ -92,6 +108,8 @@ SIGCHLD = 17
 #: A guest's environment: nothing of this shell's (NODE_EXTRA_CA_CERTS, say,
 #: makes every Node process read certificates at start).
 GUEST_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+#: Guests started at once in a burst (the peers harness's W6).
+BURST = 20
 #: About the resident size of the fork server's template.
 TEMPLATE_BYTES = 22 * 1024 * 1024
 
@@ -114,6 +132,102 @@ def clone_and_reap(flags: int) -> None:
     if pid < 0:
         raise OSError(ctypes.get_errno(), "clone")
     os.waitpid(pid, 0)
+
+
+def kernel_workers_cpu() -> float:
+    """Seconds of CPU the kernel's worker threads (kworker) have spent, those
+    alive now: where a network namespace's teardown runs, apart from the
+    processes of others sharing the machine."""
+    total = 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat") as stat:
+                text = stat.read()
+        except OSError:
+            continue
+        comm, fields = text[text.index("(") + 1:text.rindex(")")], text[text.rindex(")") + 2:]
+        if comm.startswith("kworker"):
+            values = fields.split()
+            total += int(values[11]) + int(values[12])  # utime, stime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def clone_parent_part(flags: int, count: int, name: str) -> None:
+    spent = 0.0
+    children = []
+    for _ in range(count):
+        start = time.perf_counter()
+        pid = int(_libc.syscall(SYS_CLONE, flags | SIGCHLD, 0, 0, 0, 0))
+        if pid == 0:
+            os._exit(0)
+        spent += time.perf_counter() - start
+        if pid < 0:
+            raise OSError(ctypes.get_errno(), "clone")
+        children.append(pid)
+    for pid in children:
+        os.waitpid(pid, 0)
+    print(f"| clone namespaces, the parent's part: {name} | {spent / count * 1e3:.2f} ms | "
+          f"| {count / spent:.0f}/s |")
+
+
+def clone_in_two(flags: int, count: int) -> None:
+    """``clone_and_reap(flags)`` ``count`` times in each of two processes at
+    once: the rate of both together."""
+    machine, start = machine_cpu(), time.perf_counter()
+    workers = []
+    for _ in range(2):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                for _ in range(count):
+                    clone_and_reap(flags)
+            finally:
+                os._exit(0)
+        workers.append(pid)
+    for pid in workers:
+        os.waitpid(pid, 0)
+    wall = time.perf_counter() - start
+    time.sleep(0.5)
+    cpu = machine_cpu() - machine
+    print(f"| clone namespaces, two at once | {wall / count / 2 * 1e3:.2f} ms | "
+          f"{cpu / count / 2 * 1e3:.2f} ms | {2 * count / wall:.0f}/s |")
+
+
+def namespaces_held(flags: int, count: int, name: str) -> None:
+    """``count`` children cloned into new namespaces (``flags``), each waiting:
+    the making timed; then all let go at once and reaped, and the machine's
+    CPU in the next 2 s counted (the teardown a kernel worker does after)."""
+    read, write = os.pipe()
+    children = []
+    own = os.times()
+    start = time.perf_counter()
+    for _ in range(count):
+        pid = int(_libc.syscall(SYS_CLONE, flags | SIGCHLD, 0, 0, 0, 0))
+        if pid == 0:
+            os.read(read, 1)
+            os._exit(0)
+        if pid < 0:
+            raise OSError(ctypes.get_errno(), "clone")
+        children.append(pid)
+    made = time.perf_counter() - start
+    after = os.times()
+    made_cpu = after.user + after.system - own.user - own.system  # children not yet reaped
+    time.sleep(0.5)
+    workers, start = kernel_workers_cpu(), time.perf_counter()
+    os.write(write, b"x" * count)
+    for pid in children:
+        os.waitpid(pid, 0)
+    reaped = time.perf_counter() - start
+    time.sleep(2.0)
+    torn = kernel_workers_cpu() - workers
+    os.close(read)
+    os.close(write)
+    print(f"| {name} made, {count} held | {made / count * 1e3:.2f} ms | "
+          f"{made_cpu / count * 1e3:.2f} ms | {count / made:.0f}/s |")
+    print(f"| {name} let go and torn down (wall: to the last reaped) | "
+          f"{reaped / count * 1e3:.2f} ms | {torn / count * 1e3:.2f} ms | |")
 
 
 def fork_and_write(size: int) -> None:
@@ -428,7 +542,17 @@ def untouched_decode(count: int) -> None:
               f"slept, spun) | {cells[0]}, {cells[1]} | | |")
 
 
+#: Substrings of the floors to measure (--only); empty: all of them.
+ONLY: list[str] = []
+
+
+def wanted(name: str) -> bool:
+    return not ONLY or any(part in name for part in ONLY)
+
+
 def measure(name: str, operation: Callable[[], object], count: int) -> None:
+    if not wanted(name):
+        return
     operation()  # once, untimed
     cpu, wall = machine_cpu(), time.perf_counter()
     for _ in range(count):
@@ -452,32 +576,59 @@ def node_guests(node: str, count: int) -> None:
         subprocess.run([node, *flags, *argv], env=env, stdin=subprocess.DEVNULL,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
 
+    def burst(*argv: str) -> None:
+        """20 started at once (W6), all waited for."""
+        started = [subprocess.Popen([node, *flags, *argv], env=env, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                   for _ in range(BURST)]
+        for process in started:
+            process.wait()
+
     measure("Node guest to HELLO, from main.mjs", lambda: start(entry), count)
     if blob is not None and blob.is_file():
-        measure("Node guest to HELLO, from its snapshot",
-                lambda: start("--snapshot-blob", str(blob), "--", entry), count)
+        snapshot = ("--snapshot-blob", str(blob), "--", entry)
+        measure("Node guest to HELLO, from its snapshot", lambda: start(*snapshot), count)
+        measure(f"Node guest to HELLO, from its snapshot, {BURST} at once (per burst)",
+                lambda: burst(*snapshot), max(3, count // BURST))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--count", type=int, default=200)
-    count = parser.parse_args().count
+    parser.add_argument("--only", action="append", default=[],
+                        help="measure only the floors whose name has this in it (repeatable)")
+    args = parser.parse_args()
+    count = args.count
+    ONLY.extend(args.only)
     ballast = bytearray(TEMPLATE_BYTES)
     ballast[::4096] = b"\1" * (len(ballast) // 4096)  # resident, as the template's pages are
     print("| floor | wall per op | machine CPU per op | ops/s back to back |")
     print("| --- | ---: | ---: | ---: |")
     measure("fork", lambda: clone_and_reap(0), count)
     measure("fork, child writes 2 MiB", lambda: fork_and_write(2 * 1024 * 1024), count)
-    paused_hello(max(20, count // 10))
-    paused_codec_hello(max(20, count // 10))
-    untouched_decode(max(20, count // 10))
+    if wanted("paused hello"):
+        paused_hello(max(20, count // 10))
+        paused_codec_hello(max(20, count // 10))
+    if wanted("RUN decoded"):
+        untouched_decode(max(20, count // 10))
     measure("fork, child waits", lambda: fork_and_wait(False), count)
     if cgroups.available().version is not None:
         measure("fork into a run's cgroups", lambda: fork_and_wait(True), count)
-        cgroup_joins(max(20, count // 10))
+        if wanted("join a run's cgroups"):
+            cgroup_joins(max(20, count // 10))
     measure("clone namespaces", lambda: clone_and_reap(RUN_NAMESPACES), count)
     measure("clone namespaces, no network",
             lambda: clone_and_reap(RUN_NAMESPACES & ~CLONE_NEWNET), count)
+    if wanted("clone namespaces, the parent's part"):
+        user_pid = CLONE_NAMESPACES["CLONE_NEWUSER"] | CLONE_NAMESPACES["CLONE_NEWPID"]
+        clone_parent_part(RUN_NAMESPACES, count, "all six")
+        clone_parent_part(user_pid, count, "user and PID")
+    if wanted("clone namespaces, two at once"):
+        clone_in_two(RUN_NAMESPACES, count)
+    if wanted("namespace made"):
+        user = CLONE_NAMESPACES["CLONE_NEWUSER"]
+        namespaces_held(user | CLONE_NEWNET, count, "network namespace (and a user one)")
+        namespaces_held(user, count, "user namespace alone")
     python = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
     measure("python -I -S -c pass", lambda: subprocess.run(
         [python, "-I", "-S", "-c", "pass"], env=GUEST_ENV, check=True), count // 4)
@@ -485,7 +636,8 @@ def main() -> None:
     if node is not None:
         measure("node -e 0", lambda: subprocess.run([node, "-e", "0"], env=GUEST_ENV, check=True),
                 count // 4)
-        node_guests(os.path.realpath(node), count // 4)
+        if wanted("Node guest"):
+            node_guests(os.path.realpath(node), count // 4)
     del ballast
 
 

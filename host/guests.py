@@ -201,7 +201,8 @@ def guest_command(
 ) -> GuestCommand:
     """``warm``: the guest will wait in a pool, so it should do before RUN
     whatever work it can (the CPython guest loads asyncio and the modules to
-    preload, the Node guest runs its own paths once). ``seccomp``: the filter
+    preload, the Node guest runs its own paths once, and a TypeScript one
+    loads the type stripper). ``seccomp``: the filter
     it runs under."""
     full_env = guest_env(workdir, env)
     binds: tuple[str, ...]
@@ -225,8 +226,8 @@ def guest_command(
             argv += ["--snapshot-blob", str(blob), "--"]
             binds = (str(blob.parent),)
         argv += [str(GUEST_DIR / "node" / "main.mjs"), "--cwd", workdir]
-        if warm:
-            argv.append("--warm")
+        if warm:  # a pool's guests are of one language: TypeScript's load the stripper ahead
+            argv += ["--warm", "--typescript"] if language == "typescript" else ["--warm"]
         if packages.node:  # the program's require() looks there last (NODE_PATH)
             full_env["NODE_PATH"] = packages.node
             binds += (packages.node,)

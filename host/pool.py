@@ -4,7 +4,8 @@ A warm guest has started its interpreter (or was forked from the CPython
 template, host/zygote.py), loaded the shim and said HELLO; it waits for RUN.
 A run takes one (when none is ready: forks one, or starts one cold) and the
 guest dies with the run, exactly like a cold one, so nothing ever carries
-from one program to the next. The pool refills in the background and lets
+from one program to the next. The pool refills in the background, starting
+a replacement as soon as a guest is taken, and lets
 its guests (and the template) go after ``idle_timeout`` seconds without a
 run.
 """
@@ -431,8 +432,12 @@ class GuestPool:
 
     async def acquire(self) -> StartedGuest | None:
         """A ready guest; when none is, a new one if the starter starts on demand,
-        else None (then :meth:`start_cold`). Call :meth:`refill` after the
-        run, so that replacements do not compete with it."""
+        else None (then :meth:`start_cold`). The guest taken is replaced at
+        once: back to back, the next run comes before a guest started after
+        this one's run would be ready (a fork into new namespaces takes longer
+        than a hello). A run's own fork goes first; the replacement is asked
+        for after it. Call :meth:`refill` after the run too (a start that
+        failed, a target that grew)."""
         guest = None
         while self._ready and guest is None:
             candidate = self._ready.popleft()
@@ -448,6 +453,7 @@ class GuestPool:
         if guest is None and self._starter.starts_on_demand and not self._closed:
             with contextlib.suppress(GuestStartError):
                 guest = await self._starter.start(ahead=False)
+        self.refill()  # its replacement starts now, not after the run
         return guest
 
     async def start_cold(self, limits: Limits) -> StartedGuest:

@@ -401,7 +401,7 @@ class Runtime:
                 trace.end(result)
             del self._sessions[session]
             ended.set_result(None)
-            pool.refill()  # after the run, so a new guest's start-up does not slow it
+            pool.refill()  # a start that failed, or a target that grew, since acquire()
 
     async def stream(self, source: str, *, buffer: int = 1024,
                      buffer_bytes: int = STREAM_BUFFER_BYTES,

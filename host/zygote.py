@@ -42,6 +42,12 @@ from .sandbox import Sandbox
 _TEMPLATE_OUTPUT = 64 * 1024
 #: The size of the template's own writable mounts (each run's are its own).
 _TEMPLATE_DISK = Limits().disk_bytes
+#: Fork requests sent and not yet answered, at most; more wait their turn
+#: in the host. The template reads one at a time, and its control socket
+#: (SOCK_SEQPACKET) queues only ``net.unix.max_dgram_qlen`` messages (10 by
+#: default) before a send fails: a burst of runs would otherwise read that
+#: as forking failing here and start new interpreters instead.
+FORKS_IN_FLIGHT = 8
 
 
 class ZygoteError(Exception):
@@ -65,7 +71,9 @@ class Zygote:
         self._forks: dict[int, asyncio.Future[int]] = {}
         self._exits: dict[int, asyncio.Future[int]] = {}
         self._next_token = 0
+        self._in_flight = asyncio.Semaphore(FORKS_IN_FLIGHT)
         self._stopping: asyncio.Task[None] | None = None
+        self._closed = False  # for good: no fork starts it again
         self._last_stderr = ""
 
     def stderr(self) -> str:
@@ -83,6 +91,8 @@ class Zygote:
         if self._stopping is not None:
             await asyncio.shield(self._stopping)
         async with self._lock:
+            if self._closed:  # a fork that waited its turn past the close
+                raise TemplateStopped("the template was closed")
             if self._launched is not None and not self.alive:
                 await self._stop()  # it died: start a new one
             if self._launched is None:
@@ -165,6 +175,11 @@ class Zygote:
         HELLO (for a guest that will wait, not one a run waits for);
         ``heap``: it also makes its heap ready for a large value (for a
         guest that will wait long)."""
+        async with self._in_flight:  # its descriptors too are made once it is its turn
+            return await self._fork(workdir, raw_output_bytes, disk_bytes, rehearse, heap)
+
+    async def _fork(self, workdir: str | None, raw_output_bytes: int,
+                    disk_bytes: int | None, rehearse: bool, heap: bool) -> GuestProcess:
         launched = await self._ensure_started()
         self._next_token = (self._next_token + 1) & 0xFFFFFFFF
         token = self._next_token
@@ -224,9 +239,14 @@ class Zygote:
         at the next fork."""
         if not self._forks and not self._exits and self._launched is not None and (
                 self._stopping is None or self._stopping.done()):
-            self._stopping = asyncio.get_running_loop().create_task(self.aclose())
+            self._stopping = asyncio.get_running_loop().create_task(self._stop_locked())
 
     async def aclose(self) -> None:
+        """Stop the template for good (the Runtime closes)."""
+        self._closed = True
+        await self._stop_locked()
+
+    async def _stop_locked(self) -> None:
         async with self._lock:
             await self._stop()
 

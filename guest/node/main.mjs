@@ -2,7 +2,7 @@
 // speaks the tether protocol on fd 3 (spec §7, guest role), or, with
 // TETHER_TRANSPORT=stdio, on stdin/stdout (spec §3.1).
 //
-//   node --disable-warning=ExperimentalWarning main.mjs --cwd DIR [--warm]
+//   node --disable-warning=ExperimentalWarning main.mjs --cwd DIR [--warm [--typescript]]
 //
 // The program is the body of an async function: top-level await, `return x`,
 // each binding an async function in scope. console.* and
@@ -25,7 +25,7 @@ import { PROTOCOL_VERSION, TYPES } from './codec.mjs';
 import { prepare } from './lifecycle.mjs';
 import { onData, onEof } from './protocol.mjs';
 import { FILENAME, LANGUAGES, state } from './state.mjs';
-import { codeSteps, warmUp } from './warm.mjs';
+import { codeSteps, warmSteps, warmUp } from './warm.mjs';
 
 const VERSION = JSON.parse(fs.readFileSync(new URL('./package.json', import.meta.url))).version;
 
@@ -67,7 +67,8 @@ function main() {
   prepare();
   if (args.includes('--warm')) {
     state.warming = true;
-    setImmediate(warmUp);
+    const steps = warmSteps({ typescript: args.includes('--typescript') });
+    setImmediate(() => warmUp(steps));
   }
 }
 

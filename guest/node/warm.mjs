@@ -12,19 +12,25 @@ import { start } from './run.mjs';
 import { state } from './state.mjs';
 import { fromWire, toWire } from './values.mjs';
 
-export function warmUp(steps = warmSteps()) {
+export function warmUp(steps) {
   if (!state.warming || steps.length === 0) return;
   steps.shift()();
   setImmediate(() => warmUp(steps));
 }
 
-function warmSteps() {
+/**
+ * The steps, one a turn of the event loop; `typescript`: the guest's run will
+ * be TypeScript (its own pool), so the type stripper is loaded too, as it
+ * is at a TypeScript program's first compile (a WebAssembly module).
+ */
+export function warmSteps({ typescript = false } = {}) {
   return [
     ...codeSteps(),
     compileRunPath,
     warmConsole,
     warmReads,
     () => compile('1', 'javascript', [], { lastExpression: true }), // loads the parser
+    ...(typescript ? [() => compile('const n: number = 1;\nreturn n;', 'typescript', [])] : []),
   ];
 }
 

@@ -12,8 +12,9 @@ read-only, and stay so in the run's namespace: the kernel locks a mount's
 read-only flag in a less privileged namespace), an empty read-only /proc,
 and no capabilities, so runs
 forked from one template cannot see, signal or share anything with each
-other or with the template. The template clones the namespaces' init, which
-sets them up and forks the guest (so the program is not an init, whose
+other or with the template. The template clones the namespaces' init (into
+the user and PID namespaces), which makes the others, sets them up and
+forks the guest (so the program is not an init, whose
 signals behave differently); the init exits as the guest did (128+N for
 signal N, as bwrap does), and its exit ends every process of the run.
 
@@ -62,8 +63,14 @@ _CLONE_NEWIPC = 0x08000000
 _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWPID = 0x20000000
 _CLONE_NEWNET = 0x40000000
-_RUN_NAMESPACES = (_CLONE_NEWUSER | _CLONE_NEWPID | _CLONE_NEWNS | _CLONE_NEWNET
-                   | _CLONE_NEWIPC | _CLONE_NEWUTS)
+#: The namespaces a run's init is cloned into: its PID namespace can only be
+#: entered so (an unshare() would put the init's children there, not the
+#: init), and the user namespace that owns it comes with it.
+_CLONED_NAMESPACES = _CLONE_NEWUSER | _CLONE_NEWPID
+#: The others the init makes itself, as the owner of that user namespace
+#: (they are owned by it as if cloned): made there, they are made on both
+#: CPUs at once, not one after another by the template.
+_UNSHARED_NAMESPACES = _CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWIPC | _CLONE_NEWUTS
 _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
 _PR_SET_NO_NEW_PRIVS = 38
@@ -181,6 +188,7 @@ def _fork_guest(fds: list[int], workdir: str, disk_bytes: int, isolate: bool, *,
         if not isolate:
             _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
             _become_guest(fds, workdir, confinement, rehearse, prepare_heap)
+        _check(_libc.unshare(_UNSHARED_NAMESPACES), "unshare")
         _map_ids()
         _private_mounts(workdir, disk_bytes)
         guest = os.fork()
@@ -200,7 +208,7 @@ def _clone_into_namespaces() -> int:
     init (unshare() would put only the child's children there). The
     interpreter is prepared for it exactly as os.fork() does."""
     _pythonapi.PyOS_BeforeFork()
-    pid = int(_libc_gil.syscall(_SYS_CLONE, _RUN_NAMESPACES | signal.SIGCHLD, 0, 0, 0, 0))
+    pid = int(_libc_gil.syscall(_SYS_CLONE, _CLONED_NAMESPACES | signal.SIGCHLD, 0, 0, 0, 0))
     if pid == 0:
         _pythonapi.PyOS_AfterFork_Child()
         return 0

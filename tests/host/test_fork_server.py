@@ -14,6 +14,9 @@ import pytest
 from tether import PoolConfig, Runtime, Status
 from tether.host import runtime as runtime_module
 from tether.host.guests import GuestCommand
+from tether.host.launch import StartedGuest
+from tether.host.limits import Limits
+from tether.host.pool import SpawnStarter
 from tether.host.sandbox import Sandbox, detect
 
 from .conftest import gone
@@ -203,3 +206,50 @@ def test_a_run_still_forking_its_guest_when_the_runtime_closes_does_not_start() 
     result = asyncio.run(go())
     assert result.status is Status.CANCELLED
     assert result.error.message == "the runtime was closed before the program started"
+
+
+def test_a_burst_at_the_start_waits_for_forks_not_new_interpreters(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """More runs at once than the template's control socket queues requests
+    (net.unix.max_dgram_qlen), right after the Runtime's creation, before
+    its template is up: each waits for its fork; none is taken for a
+    sign that forking fails here and started as a new interpreter."""
+    cold = 0
+    start_cold = SpawnStarter.start_cold
+
+    async def counted(self: SpawnStarter, limits: Limits) -> StartedGuest:
+        nonlocal cold
+        cold += 1
+        return await start_cold(self, limits)
+
+    monkeypatch.setattr(SpawnStarter, "start_cold", counted)
+
+    async def go() -> list[Any]:
+        async with Runtime() as rt:
+            results = await asyncio.gather(*(rt.run(f"return {i}") for i in range(300)))
+            return [r.value if r.status is Status.OK else r.error for r in results]
+
+    with caplog.at_level(logging.WARNING, logger="tether"):
+        assert asyncio.run(go()) == list(range(300))
+    assert cold == 0  # runs that found no guest and were not given a forked one
+    assert [r.message for r in caplog.records if r.name == "tether"] == []
+
+
+def test_runs_waiting_their_turn_to_fork_when_the_runtime_closes_start_nothing() -> None:
+    """More runs forking at once than the template is sent requests for: those
+    still waiting their turn when the Runtime closes end cancelled, and none
+    starts the template again behind the close."""
+    async def go() -> tuple[list[Any], bool]:
+        rt = Runtime(pool=PoolConfig(size=0))  # every guest forked at its run
+        await rt.__aenter__()
+        await rt.run("return 1")  # the template is up
+        runs = [asyncio.create_task(rt.run("return 2")) for _ in range(40)]
+        await asyncio.sleep(0)  # each is waiting for its fork, or its turn
+        await rt.aclose()
+        results = await asyncio.gather(*runs)
+        await asyncio.sleep(0.5)  # what the last of them could have started meanwhile
+        return [r.status for r in results], any(z.alive for z in rt._zygotes.values())
+
+    statuses, template_alive = asyncio.run(go())
+    assert set(statuses) == {Status.CANCELLED}
+    assert not template_alive

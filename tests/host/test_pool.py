@@ -392,3 +392,50 @@ def test_a_cold_python_guest_loads_asyncio_only_for_programs_that_import_it() ->
             return [plain.value, uses.value]
 
     assert asyncio.run(go()) == [[False, 3], [True, 10]]
+
+
+def test_a_warm_typescript_guest_runs_and_reports_as_a_cold_one() -> None:
+    """A TypeScript pool's guests compile a program of their own while they
+    wait (loading the type stripper): nothing of it shows in a run, its
+    errors' lines included."""
+    programs = ["const n: number = 41;\nreturn n + 1;",
+                "const a: number = 1;\nconst b: string = 'x';\nlet = ;\n"]
+
+    async def go() -> list[Any]:
+        async with Runtime(pool=PoolConfig(size=2, prestart=("typescript",))) as rt:
+            await until_ready(rt, 2)
+            results = [await rt.run(source, language="typescript") for source in programs]
+        async with Runtime(pool=None) as rt:
+            results += [await rt.run(source, language="typescript") for source in programs]
+        return [(r.status, r.value, r.error and (r.error.type, r.error.line)) for r in results]
+
+    results = asyncio.run(go())
+    warm, cold = results[:2], results[2:]
+    assert warm == cold
+    assert warm[0] == (Status.OK, 42, None)
+    assert warm[1][2] == ("SyntaxError", 3)
+
+
+def test_a_taken_guest_is_replaced_while_its_run_goes_on(lang: str) -> None:
+    """The next run need not wait for a guest started after this one ends:
+    the pool is full again while the run still waits in a binding."""
+    async def go() -> Any:
+        finish = asyncio.Event()
+
+        async def wait() -> None:
+            await finish.wait()
+
+        async with Runtime(pool=PoolConfig(size=2, prestart=(lang,))) as rt:
+            await until_ready(rt, 2)
+            run = asyncio.create_task(rt.run("await wait()\nreturn 1" if lang == "python"
+                                             else "await wait();\nreturn 1;",
+                                             language=lang, bindings=[wait]))
+            while not rt._sessions:  # the run has its guest
+                await asyncio.sleep(0.01)
+            try:
+                await until_ready(rt, 2)
+            finally:
+                finish.set()
+            return (await run).value
+
+    assert asyncio.run(go()) == 1
