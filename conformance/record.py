@@ -16,10 +16,10 @@ from typing import Any
 
 from tether.codec import FrameType
 from tether.host import Sandbox, prepare_bindings
-from tether.host.guests import Interpreters, guest_command
-from tether.host.launch import start_guest
-from tether.host.request import RunRequest
-from tether.host.session import Session
+from tether.host.guests.languages import Interpreters, guest_command
+from tether.host.guests.launch import start_guest
+from tether.host.run.request import RunRequest
+from tether.host.run.session import Session
 
 from . import TRANSCRIPTS
 from .runner import WireTap, check_guest, host_result_summary, limits_for, our_guest, run_host

@@ -39,11 +39,11 @@ from tether.codec import (
 )
 from tether.codec.messages import MESSAGE_TYPES
 from tether.host import Limits, RunResult, Sandbox, prepare_bindings
-from tether.host.events import Observer
-from tether.host.guests import GuestCommand, Interpreters, guest_command, guest_env
-from tether.host.launch import StartedGuest, new_workdir, start_guest
-from tether.host.request import RunRequest
-from tether.host.session import Session
+from tether.host.guests.languages import GuestCommand, Interpreters, guest_command, guest_env
+from tether.host.guests.launch import StartedGuest, new_workdir, start_guest
+from tether.host.run.events import Observer
+from tether.host.run.request import RunRequest
+from tether.host.run.session import Session
 
 from .scenarios import BINDINGS
 from .transcript import (

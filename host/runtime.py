@@ -15,13 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from tether.codec import DEFAULT_MAX_FRAME_BYTES, ValueModelError, to_wire
 
-from . import prompt
-from .approvals import ApproveHook
-from .bindings import BindingsArg, HostBinding, describe_bindings, prepare_bindings
-from .check import Checker, invalid
-from .checkpoints import CheckpointError, CheckpointKeys, answer_problem, open_checkpoint
-from .events import Emitter, EventBuffer, RunEvent, combine
-from .guests import (
+from .aio.tasks import Tasks, carrying_exits, unwrapped
+from .aio.threads import WorkerThreads
+from .bindings import prompt
+from .bindings.prepared import BindingsArg, HostBinding, describe_bindings, prepare_bindings
+from .check.checker import Checker, invalid
+from .guests.languages import (
     LANGUAGES,
     GuestCommand,
     Interpreters,
@@ -29,9 +28,8 @@ from .guests import (
     guest_command,
     zygote_command,
 )
-from .launch import GuestStartError, GuestStartTimeout, StartedGuest, bounded
-from .limits import Limits
-from .pool import (
+from .guests.launch import GuestStartError, GuestStartTimeout, StartedGuest, bounded
+from .guests.pool import (
     ForkStarter,
     GuestPool,
     LauncherStarter,
@@ -40,18 +38,20 @@ from .pool import (
     Starter,
     discard,
 )
-from .remote import Launcher
-from .replay import CallLog, Replay
-from .request import RunRequest
+from .guests.remote import Launcher
+from .guests.zygote import Zygote
+from .limits import Limits
 from .result import Diagnostics, RunError, RunResult, RunStats, Status
-from .sandbox import Sandbox, detect, resolve
-from .seccomp import SeccompUnavailable, SyscallFilter
-from .serving import binding_error
-from .session import Session
-from .tasks import Tasks, carrying_exits, unwrapped
-from .threads import WorkerThreads
-from .variables import RunSession, prepare_variables
-from .zygote import Zygote
+from .run.approvals import ApproveHook
+from .run.checkpoints import CheckpointError, CheckpointKeys, answer_problem, open_checkpoint
+from .run.events import Emitter, EventBuffer, RunEvent, combine
+from .run.replay import CallLog, Replay
+from .run.request import RunRequest
+from .run.serving import binding_error
+from .run.session import Session
+from .run.variables import RunSession, prepare_variables
+from .sandbox.profiles import Sandbox, detect, resolve
+from .sandbox.seccomp import SeccompUnavailable, SyscallFilter
 
 if TYPE_CHECKING:
     from .tracing import Tracing
@@ -303,7 +303,7 @@ class Runtime:
         else than the log says, or ends before its suspension point, ends
         with a ``ResumeDiverged`` error. The checkpoint is read as hostile
         input (docs/checkpoints.md): raises
-        :class:`~tether.host.checkpoints.CheckpointError` (a ValueError) for
+        :class:`~tether.host.run.checkpoints.CheckpointError` (a ValueError) for
         bytes that are no checkpoint of this version, were altered or sealed
         with another ``checkpoint_key``, do not fit ``limits``, or whose
         bindings are not those given; ValueError/TypeError for a ``value``

@@ -9,18 +9,18 @@ from collections.abc import Callable, Coroutine, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .approvals import ApproveHook
-from .bindings import BindingsArg
-from .events import RunEvent
+from .aio.tasks import HostExit, carrying_exits, unwrapped
+from .bindings.prepared import BindingsArg
+from .guests.pool import PoolConfig
+from .guests.remote import Launcher
 from .limits import Limits
-from .pool import PoolConfig
-from .remote import Launcher
 from .result import RunResult
+from .run.approvals import ApproveHook
+from .run.events import RunEvent
+from .run.variables import RunSession
 from .runtime import Runtime
-from .sandbox import Sandbox
-from .seccomp import SyscallFilter
-from .tasks import HostExit, carrying_exits, unwrapped
-from .variables import RunSession
+from .sandbox.profiles import Sandbox
+from .sandbox.seccomp import SyscallFilter
 
 if TYPE_CHECKING:
     from .tracing import Tracing

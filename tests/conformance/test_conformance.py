@@ -23,7 +23,7 @@ from tether.conformance.runner import (
     our_guest,
 )
 from tether.conformance.transcript import Mismatch, Transcript, match, parse_transcript
-from tether.host.guests import GuestCommand, Interpreters, guest_command
+from tether.host.guests.languages import GuestCommand, Interpreters, guest_command
 from tether.host.limits import Limits
 
 TRANSCRIPT_LIST = cli.load_all(TRANSCRIPTS)

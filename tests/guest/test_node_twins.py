@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from tether.codec import encode_payload, value_excess
-from tether.host.paths import GUEST_DIR
+from tether.host.sandbox.paths import GUEST_DIR
 
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="Node.js is not installed")

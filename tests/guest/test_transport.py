@@ -15,9 +15,9 @@ from collections.abc import Sequence
 import pytest
 
 from tether.codec import NEED_DATA, Binding, Call, Connection, Done, Hello, Role, Run, RunLimits
-from tether.host.guests import Interpreters, guest_command
+from tether.host.guests.languages import Interpreters, guest_command
+from tether.host.guests.process import spawn
 from tether.host.limits import Limits
-from tether.host.process import spawn
 
 
 async def _start(language: str, transport: str) -> tuple[int, str, bytes]:

@@ -13,8 +13,8 @@ import pytest
 
 from tether import PoolConfig, Runtime, Status
 from tether.host import runtime as runtime_module
-from tether.host.guests import GuestCommand
-from tether.host.sandbox import Sandbox, detect
+from tether.host.guests.languages import GuestCommand
+from tether.host.sandbox.profiles import Sandbox, detect
 
 from .conftest import gone
 

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from tether import Limits, RunResult, Runtime, Status
-from tether.host import node_snapshot
-from tether.host.guests import Interpreters, guest_command, node_flags
+from tether.host.guests import node_snapshot
+from tether.host.guests.languages import Interpreters, guest_command, node_flags
 
 from .conftest import run
 

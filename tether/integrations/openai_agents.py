@@ -66,7 +66,7 @@ from openai.types.responses import (
 from pydantic import BaseModel, Field
 
 from tether.host import Binding, Limits, RunResult, Runtime, Suspend
-from tether.host.approvals import DENIED
+from tether.host.run.approvals import DENIED
 
 from . import _common
 
