@@ -1,17 +1,17 @@
 """The asyncio host engine: spawns a guest per run and serves its calls."""
 
 from .bindings.description import Binding, Description, describe
+from .bindings.policy import ApprovalRequest, requires_approval
 from .bindings.prepared import HostBinding, describe_bindings, prepare_bindings, with_lookup
 from .guests.languages import GuestUnavailable
 from .guests.pool import PoolConfig
 from .guests.remote import CommandLauncher, Launcher
 from .limits import Limits
 from .result import CheckReport, Diagnostics, OutputChunk, RunError, RunResult, RunStats, Status
-from .run.approvals import Allow, ApprovalRequest, Deny, Edit, requires_approval
+from .run.approvals import Allow, Deny, Edit
 from .run.checkpoints import Suspend
 from .run.events import CallEnded, CallStarted, EventsDropped, Printed, RunEvent
-from .run.variables import RunSession
-from .runtime import Runtime
+from .runtime import RunSession, Runtime
 from .sandbox.profiles import Sandbox, SandboxUnavailable
 from .sandbox.seccomp import SyscallFilter
 from .sync import SyncRunSession, SyncRuntime

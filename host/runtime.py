@@ -1,4 +1,5 @@
-"""The embedding API: ``Runtime.run()``."""
+"""The embedding API: ``Runtime.run()``, and :class:`RunSession`, runs that
+pass their variables on."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mappin
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from tether.codec import DEFAULT_MAX_FRAME_BYTES, ValueModelError, to_wire
+from tether.codec import DEFAULT_MAX_FRAME_BYTES, Value, ValueModelError, to_wire
 
 from .aio.tasks import Tasks, carrying_exits, unwrapped
 from .aio.threads import WorkerThreads
@@ -49,7 +50,7 @@ from .run.replay import CallLog, Replay
 from .run.request import RunRequest
 from .run.serving import binding_error
 from .run.session import Session
-from .run.variables import RunSession, prepare_variables
+from .run.variables import prepare_variables
 from .sandbox.profiles import Sandbox, detect, resolve
 from .sandbox.seccomp import SeccompUnavailable, SyscallFilter
 
@@ -577,3 +578,72 @@ def _compile(syscall_filter: SyscallFilter | None) -> dict[Sandbox, bytes]:
         warnings.warn(f"tether: {exc}; programs run without a seccomp filter",
                       RuntimeWarning, stacklevel=3)
         return dict.fromkeys(Sandbox, b"")
+
+
+class RunSession:
+    """Runs programs one after the other, each in a fresh guest process,
+    passing the variables each run ends with to the next run as values
+    (spec §7.9). Nothing else carries over: not open files, not imported
+    modules, not functions the program defined.
+
+    Made by :meth:`Runtime.session`. ``variables`` is the state the next
+    run starts with: a plain dict of values, to save (e.g. as JSON when the
+    values allow) and give to a new session later. A run that ends before
+    its program did (timeout, crash, cancelled) leaves it as it was; a
+    program that raised still passes on what it had assigned, as a notebook
+    cell does.
+    """
+
+    #: The variables the next run starts with (values of the value model).
+    variables: dict[str, Any]
+    #: Every run's result, in order.
+    results: list[RunResult]
+
+    def __init__(self, runtime: Runtime, variables: Mapping[str, Any] | None = None, *,
+                 language: str = "python", bindings: BindingsArg = None,
+                 limits: Limits | None = None, sandbox: Sandbox | str | None = None,
+                 last_expression: bool = False) -> None:
+        self._runtime = runtime
+        self.variables = dict(variables or {})
+        self.language = language
+        self.bindings = bindings
+        self.limits = limits
+        self.sandbox = sandbox
+        self.last_expression = last_expression
+        self.results = []
+
+    async def run(self, source: str, *, language: str | None = None,
+                  bindings: BindingsArg = None, limits: Limits | None = None,
+                  last_expression: bool | None = None) -> RunResult:
+        """Run ``source`` with the session's variables; the arguments
+        default to the session's own. A variable named as one of this run's
+        bindings is not passed to it (the binding takes the name) and is
+        kept for later runs."""
+        bindings = bindings if bindings is not None else self.bindings
+        names = set(prepare_bindings(bindings))
+        withheld = {k: v for k, v in self.variables.items() if k in names}
+        result = await self._runtime.run(
+            source,
+            language=language or self.language,
+            bindings=bindings,
+            limits=limits or self.limits,
+            sandbox=self.sandbox,
+            variables={k: v for k, v in self.variables.items() if k not in names},
+            last_expression=self.last_expression if last_expression is None else last_expression,
+        )
+        if result.variables is not None:
+            self.variables = {**withheld, **result.variables}
+        self.results.append(result)
+        return result
+
+    def save(self) -> dict[str, Value]:
+        """The variables the next run would start with, as plain data; give
+        them back as ``Runtime.session(variables=...)``."""
+        return dict(self.variables)
+
+    async def __aenter__(self) -> RunSession:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None,
+                        exc: BaseException | None, tb: TracebackType | None) -> None:
+        return None  # every run cleaned up after itself already

@@ -17,8 +17,7 @@ from .limits import Limits
 from .result import RunResult
 from .run.approvals import ApproveHook
 from .run.events import RunEvent
-from .run.variables import RunSession
-from .runtime import Runtime
+from .runtime import RunSession, Runtime
 from .sandbox.profiles import Sandbox
 from .sandbox.seccomp import SyscallFilter
 

@@ -14,10 +14,10 @@ from typing import Any
 
 from tether.codec import Binding as WireBinding
 
-from ..run.approvals import Policy, policy_of
 from . import prompt, stubs_python, stubs_typescript
 from .arguments import ArgumentCheck
 from .description import Description, describe
+from .policy import Policy, policy_of
 
 # Callables and Bindings (checked when described). Typed loosely on purpose:
 # mypy infers a dict of unlike functions as dict[str, function], which no

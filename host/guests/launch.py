@@ -34,10 +34,10 @@ from tether.codec import Connection, Hello, Role, RunLimits
 from ..aio import threads
 from ..aio.reader import STEP_BYTES, between_steps
 from ..limits import Limits
-from ..run.endings import at_memory_limit
 from ..sandbox import cgroups, confinement, owners
 from ..sandbox.profiles import Sandbox, bwrap_argv
 from .languages import NODE_MIN_DATA, GuestCommand
+from .memory import at_memory_limit
 from .process import Child, in_thread, open_stat, proc_stat, readable, remove_tree, spawn
 
 logger = logging.getLogger("tether")

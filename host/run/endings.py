@@ -10,7 +10,6 @@ from typing import Any
 
 from tether.codec import Done, ErrorCode
 
-from ..guests.languages import NODE_MIN_DATA
 from ..result import RunError, Status
 
 
@@ -32,13 +31,6 @@ class Ending:
 
 #: What V8 prints when --max-old-space-size is reached (the process then aborts).
 HEAP_EXHAUSTED = ("JavaScript heap out of memory", "Reached heap limit")
-#: A guest that reports running out of memory is believed when it has used
-#: this much of its memory rlimit (what is left is smaller than most requests)...
-NEAR_THE_LIMIT = 0.9
-#: ...or when the run's cgroup saw this much of it resident: at its
-#: address-space limit a process has at least this share in memory, the rest
-#: being files the interpreter mapped and never touched.
-RESIDENT_SHARE = 0.5
 
 OUT_OF_MEMORY = "the program ran out of memory"
 
@@ -91,8 +83,8 @@ def claims_out_of_memory(done: Done) -> bool:
 def done_ending(done: Done, *, at_memory_limit: bool,
                 variables_problem: str | None = None) -> Ending:
     """The ending DONE reports; ``at_memory_limit``: the host sees the run at
-    its memory limit (:func:`at_memory_limit`), so an out-of-memory error is
-    believed. ``variables_problem``: how DONE's variables break R-VARS-4/5
+    its memory limit (``host/guests/memory.py``), so an out-of-memory error
+    is believed. ``variables_problem``: how DONE's variables break R-VARS-4/5
     (a forged DONE must not break the next run's RUN)."""
     if variables_problem is not None:
         return broken_protocol(variables_problem, after_done=True)
@@ -107,20 +99,6 @@ def done_ending(done: Done, *, at_memory_limit: bool,
     if claims_out_of_memory(done) and at_memory_limit:
         return Ending(Status.LIMIT, error, limit="memory_bytes", after_done=True, **variables)
     return Ending(Status.ERROR, error, after_done=True, **variables)
-
-
-def at_memory_limit(limit: int | None, language: str, *, ceiling_reached: bool,
-                    peak: int | None, used: int | None) -> bool:
-    """Whether the run is at its memory ``limit``: the cgroup's ceiling was
-    reached or its ``peak`` is resident enough, or the guest's own use as
-    its rlimit counts it (``used``: address space for Python, data for Node)
-    is near that rlimit."""
-    if limit is None:
-        return False
-    if ceiling_reached or (peak is not None and peak >= limit * RESIDENT_SHARE):
-        return True
-    floor = limit if language == "python" else max(limit, NODE_MIN_DATA)
-    return used is not None and used >= floor * NEAR_THE_LIMIT
 
 
 def describe_exit(code: int) -> str:

@@ -105,3 +105,33 @@ def test_no_module_imports_itself_in_a_circle() -> None:
 
         for module in graph:
             visit(module, ())
+
+
+#: The host's rooms, each importing only rooms after it (and the modules of
+#: the public face at the bottom: limits, result); the public face at the
+#: top (runtime, sync, tracing, __init__) imports any of them.
+HOST_ROOMS = ("check", "run", "guests", "bindings", "sandbox", "aio")
+HOST_GROUND = ("limits", "result")
+
+
+def test_the_host_rooms_import_only_downward() -> None:
+    """A room of the host never reaches up: not into a room above it, nor
+    into the public face that wraps it."""
+    upward = []
+    for module, imported in _import_graph("host").items():
+        room = module.split(".")[0]
+        if room not in HOST_ROOMS:
+            continue
+        below = HOST_ROOMS[HOST_ROOMS.index(room) + 1:]
+        upward += [f"{module} -> {target}" for target in imported
+                   if target.split(".")[0] not in (room, *below, *HOST_GROUND)]
+    assert upward == []
+
+
+def test_the_host_keeps_only_its_public_face_outside_its_rooms() -> None:
+    """Every module of the host is in a room but the public face."""
+    face = {"__init__", "runtime", "sync", "tracing", *HOST_GROUND}
+    loose = {p.stem for p in (ROOT / "host").glob("*.py")} - face
+    rooms = {p.name for p in (ROOT / "host").iterdir() if (p / "__init__.py").exists()}
+    assert loose == set()
+    assert rooms == set(HOST_ROOMS)
