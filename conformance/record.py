@@ -19,6 +19,7 @@ from tether.host import Sandbox, prepare_bindings
 from tether.host.guests.languages import Interpreters, guest_command
 from tether.host.guests.launch import start_guest
 from tether.host.run.request import RunRequest
+from tether.host.run.serving import Serving
 from tether.host.run.session import Session
 
 from . import TRANSCRIPTS
@@ -128,7 +129,7 @@ async def _record_program(scenario: Scenario) -> Transcript:
     request = RunRequest(scenario.programs[language], language,
                          prepare_bindings({n: BINDINGS[n] for n in scenario.bindings}), limits,
                          t.variables, t.last_expression)
-    session = Session(request, guest, observer=tap)
+    session = Session(request, guest, serving=Serving(observer=tap))
     result = await session.run()
     ids = _Ids()
     for sender, frame_type, envelope, raw in tap.frames:

@@ -43,6 +43,7 @@ from tether.host.guests.languages import GuestCommand, Interpreters, guest_comma
 from tether.host.guests.launch import StartedGuest, new_workdir, start_guest
 from tether.host.run.events import Observer
 from tether.host.run.request import RunRequest
+from tether.host.run.serving import Serving
 from tether.host.run.session import Session
 
 from .scenarios import BINDINGS
@@ -453,7 +454,7 @@ async def run_host(t: Transcript, language: str, *,
         request = RunRequest(program, language,
                              prepare_bindings({n: BINDINGS[n] for n in t.bindings}), limits,
                              t.variables, t.last_expression)
-        session = Session(request, guest, observer=tap)
+        session = Session(request, guest, serving=Serving(observer=tap))
         result = await session.run()
     return result, tap
 

@@ -19,7 +19,7 @@ from tether.codec import DEFAULT_MAX_FRAME_BYTES, Value, ValueModelError, to_wir
 from .aio.tasks import Tasks, carrying_exits, unwrapped
 from .aio.threads import WorkerThreads
 from .bindings import prompt
-from .bindings.prepared import BindingsArg, HostBinding, describe_bindings, prepare_bindings
+from .bindings.prepared import BindingsArg, describe_bindings, prepare_bindings
 from .check.checker import Checker, invalid
 from .guests.languages import (
     LANGUAGES,
@@ -48,7 +48,7 @@ from .run.checkpoints import CheckpointError, CheckpointKeys, answer_problem, op
 from .run.events import Emitter, EventBuffer, RunEvent, combine
 from .run.replay import CallLog, Replay
 from .run.request import RunRequest
-from .run.serving import binding_error
+from .run.serving import Serving, binding_error
 from .run.session import Session
 from .run.variables import prepare_variables
 from .sandbox.profiles import Sandbox, detect, resolve
@@ -279,10 +279,10 @@ class Runtime:
             if found:
                 return invalid(found)
             report = found.report
-        result = await self._start(source, language, prepared, limits, profile, wire_variables,
-                                   bool(last_expression), on_event, approve,
-                                   CallLog(limits.checkpoint_bytes) if suspendable else None,
-                                   None)
+        request = RunRequest(source, language, prepared, limits, wire_variables,
+                             bool(last_expression), self._checkpoint_keys)
+        result = await self._start(request, profile, on_event, Serving(
+            approve=approve, log=CallLog(limits.checkpoint_bytes) if suspendable else None))
         return result if report is None else dataclasses.replace(result, check=report)
 
     async def resume(self, checkpoint: bytes, value: Any = None, *,
@@ -337,16 +337,19 @@ class Runtime:
             raise CheckpointError(f"the checkpoint's variables: {exc}") from None
         replay = Replay(saved.calls, wire_value,
                         CallLog(limits.checkpoint_bytes, used=opened.size))
-        profile = self._profile(sandbox)
-        return await self._start(saved.source, saved.language, prepared, limits, profile,
-                                 variables, saved.last_expression, on_event, approve,
-                                 replay.log, replay)
+        request = RunRequest(saved.source, saved.language, prepared, limits, variables,
+                             saved.last_expression, self._checkpoint_keys)
+        return await self._start(request, self._profile(sandbox), on_event,
+                                 Serving(approve=approve, log=replay.log, replay=replay))
 
-    async def _start(self, source: str, language: str, prepared: dict[str, HostBinding],  # noqa: PLR0917
-                     limits: Limits, profile: Sandbox, wire_variables: dict[str, Any] | None,
-                     last_expression: bool, on_event: Callable[[RunEvent], object] | None,
-                     approve: ApproveHook | None, log: CallLog | None,
-                     replay: Replay | None) -> RunResult:
+    async def _start(self, request: RunRequest, profile: Sandbox,
+                     on_event: Callable[[RunEvent], object] | None,
+                     serving: Serving) -> RunResult:
+        """Run ``request`` in a guest of ``profile``. Its calls are served
+        as ``serving`` says, on the Runtime's binding threads, with the
+        Runtime's ``approve`` hook where ``serving`` has none; ``on_event``
+        and the Runtime's tracing observe it beside ``serving``'s log."""
+        language, limits = request.language, request.limits
         pool = self._pool(language, limits, profile)
         ready = await pool.acquire()
         if ready is None and not self._closed:
@@ -378,14 +381,11 @@ class Runtime:
                 "Cancelled", "the runtime was closed before the program started"))
         assert ready is not None
         trace = None if self.tracing is None else self.tracing.start(language, str(profile))
-        request = RunRequest(source, language, prepared, limits, wire_variables,
-                             bool(last_expression), self._checkpoint_keys)
-        session = Session(request, ready, defer=self._defer,
-                          binding_threads=self._binding_threads,
-                          observer=combine(None if on_event is None else
-                                           Emitter(on_event, limits.output_bytes), trace, log),
-                          approve=self.approve if approve is None else approve,
-                          log=log, replay=replay)
+        session = Session(request, ready, defer=self._defer, serving=dataclasses.replace(
+            serving, threads=self._binding_threads,
+            observer=combine(None if on_event is None else
+                             Emitter(on_event, limits.output_bytes), trace, serving.log),
+            approve=self.approve if serving.approve is None else serving.approve))
         ended = asyncio.get_running_loop().create_future()
         self._sessions[session] = ended
         result: RunResult | None = None

@@ -14,8 +14,9 @@ from __future__ import annotations
 import asyncio
 import functools
 import sys
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine
 from concurrent.futures import Executor
+from dataclasses import dataclass
 from typing import Any
 
 from tether.codec import (
@@ -42,61 +43,66 @@ from ..bindings.prepared import HostBinding
 from ..limits import Limits
 from ..result import RunError, Status
 from .approvals import ApproveHook, Clock, Edit, Gate
-from .checkpoints import CheckpointError, LoggedCall, Suspend
+from .checkpoints import CheckpointError, Suspend
 from .endings import Ending, cancelled
 from .events import Observer
 from .replay import CallLog, Replay
+from .request import RunRequest
 
 #: A binding's result holding more items than this is converted and encoded
 #: off the event loop.
 LARGE_ITEMS = 4096
 
-#: How a run is saved for :meth:`Runtime.resume`: its checkpoint's bytes
-#: from the call log and the reason the run was suspended (CheckpointError
-#: if it cannot be saved).
-Checkpointer = Callable[[list[LoggedCall], str], Awaitable[bytes]]
+
+
+@dataclass(frozen=True, slots=True)
+class Serving:
+    """How a run's binding calls are served, handed by the Runtime through
+    the session to its calls as one value: ``threads`` run sync bindings
+    (None: a pool of their own); ``observer`` is told about the run's output
+    and each call as they happen; ``approve`` answers the calls whose
+    binding requires approval; ``log`` makes the run suspendable; ``replay``
+    answers a resumed run's calls up to its suspension point."""
+
+    threads: Executor | None = None
+    observer: Observer | None = None
+    approve: ApproveHook | None = None
+    log: CallLog | None = None
+    replay: Replay | None = None
 
 
 class BindingCalls:
     """The binding calls of one run, on its connection ``conn``.
 
-    ``send(message, payload)`` sends a frame (``payload``: its encoded
-    envelope, when known); ``finish(ending)`` ends the run. ``threads`` runs
-    sync bindings (default: a pool of their own); ``observer`` is told
-    about each call; ``approve`` answers the calls whose binding requires
-    approval, with ``clock`` paused meanwhile; ``log`` makes the run
-    suspendable (``checkpoint`` then saves it); ``replay`` answers a resumed
-    run's calls up to its suspension point."""
+    ``request`` is what the run was asked to do (its bindings, its limits,
+    the checkpoint that saves it); ``send(message, payload)`` sends a frame
+    (``payload``: its encoded envelope, when known); ``finish(ending)`` ends
+    the run; ``clock`` is paused while an approval waits; ``serving`` says
+    how the calls are served."""
 
     def __init__(
         self,
-        bindings: Mapping[str, HostBinding],
-        limits: Limits,
+        request: RunRequest,
         conn: Connection,
         *,
         send: Callable[[Message, Payload | None], None],
         finish: Callable[[Ending], None],
-        checkpoint: Checkpointer,
         clock: Clock,
-        threads: Executor | None = None,
-        observer: Observer | None = None,
-        approve: ApproveHook | None = None,
-        log: CallLog | None = None,
-        replay: Replay | None = None,
+        serving: Serving,
     ) -> None:
-        self._bindings = bindings
-        self._limits = limits
+        self._bindings = request.bindings
+        self._limits = request.limits
         self._conn = conn
         self._send = send
         self._finish = finish
-        self._checkpoint = checkpoint
+        self._checkpoint = request.checkpoint
         self._clock = clock
-        self._threads = threads or _own_binding_threads()
-        self._observer = observer
-        self._approve = approve
+        self._threads = serving.threads or _own_binding_threads()
+        self._observer = serving.observer
+        self._approve = serving.approve
         self._gate: Gate | None = None
-        self._log = log
-        self._replay = replay
+        self._log = serving.log
+        self._replay = serving.replay
         self._in_flight: dict[int, asyncio.Task[None]] = {}
         #: The CALL frames the program sent.
         self.count = 0

@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Coroutine
-from concurrent.futures import Executor
 from typing import Any
 
 from tether.codec import (
@@ -38,7 +37,7 @@ from ..aio.reader import Reader
 from ..guests.launch import LimitsNotApplied, StartedGuest
 from ..guests.process import Child
 from ..result import RunError, RunResult, Status
-from .approvals import ApproveHook, Clock
+from .approvals import Clock
 from .assembly import Measured, assemble
 from .endings import (
     Ending,
@@ -50,12 +49,10 @@ from .endings import (
     exit_ending,
     protocol_error,
 )
-from .events import Observer
 from .last_words import LastWords
 from .output import CappedOutput
-from .replay import CallLog, Replay
 from .request import RunRequest
-from .serving import BindingCalls
+from .serving import BindingCalls, Serving
 from .variables import returned_variables_problem
 
 logger = logging.getLogger("tether")
@@ -70,18 +67,15 @@ class Session:
         guest: StartedGuest,
         *,
         defer: Callable[[Coroutine[Any, Any, None]], asyncio.Future[None]] | None = None,
-        observer: Observer | None = None,
-        binding_threads: Executor | None = None,
-        approve: ApproveHook | None = None,
-        log: CallLog | None = None,
-        replay: Replay | None = None,
+        serving: Serving | None = None,
     ) -> None:
         """``guest`` is the started guest the run uses (and ends with it);
         ``defer`` takes the teardown after a DONE, to finish after run() returns
         (without it, run() returns only once everything is reaped).
-        ``observer`` is told about output, calls and the channel's bytes as
-        they happen; ``binding_threads``, ``approve``, ``log`` and ``replay``
-        are for serving the calls (host/run/serving.py)."""
+        ``serving`` says how the calls are served (host/run/serving.py); its
+        ``observer`` is also told about output and the channel's bytes as
+        they happen."""
+        serving = serving or Serving()
         self.request = request
         self.language = request.language
         self.limits = limits = request.limits
@@ -97,12 +91,10 @@ class Session:
         #: A resumed run's output before its suspension point: its result's
         #: if it never gets there.
         self._replayed_output = CappedOutput(limits.output_bytes)
-        self._observer = observer
+        self._observer = serving.observer
         self._clock = Clock(limits.approval_pause)
-        self._calls = BindingCalls(request.bindings, limits, self._conn, send=self._send,
-                                   finish=self._finish, checkpoint=request.checkpoint,
-                                   clock=self._clock, threads=binding_threads,
-                                   observer=observer, approve=approve, log=log, replay=replay)
+        self._calls = BindingCalls(request, self._conn, send=self._send, finish=self._finish,
+                                   clock=self._clock, serving=serving)
         self._last_words = LastWords(limits.kill_grace)
 
     # -- the run -----------------------------------------------------------
