@@ -16,7 +16,7 @@ from typing import Any
 
 from tether.codec import FrameType
 from tether.host import Sandbox, prepare_bindings
-from tether.host.guests.languages import Interpreters, guest_command
+from tether.host.guests.languages import guest_command
 from tether.host.guests.launch import start_guest
 from tether.host.run.request import RunRequest
 from tether.host.run.serving import Serving
@@ -124,7 +124,7 @@ async def _record_program(scenario: Scenario) -> Transcript:
     tap = WireTap()
     limits = limits_for(t)
     guest = await start_guest(
-        lambda workdir: guest_command(language, workdir, limits, Interpreters()),
+        lambda workdir: guest_command(language, workdir, limits),
         Sandbox.PROCESS, limits)
     request = RunRequest(scenario.programs[language], language,
                          prepare_bindings({n: BINDINGS[n] for n in scenario.bindings}), limits,

@@ -39,7 +39,13 @@ from tether.codec import (
 )
 from tether.codec.messages import MESSAGE_TYPES
 from tether.host import Limits, RunResult, Sandbox, prepare_bindings
-from tether.host.guests.languages import GuestCommand, Interpreters, guest_command, guest_env
+from tether.host.guests.languages import (
+    GuestCommand,
+    GuestSetup,
+    Interpreters,
+    guest_command,
+    guest_env,
+)
 from tether.host.guests.launch import StartedGuest, new_workdir, start_guest
 from tether.host.run.events import Observer
 from tether.host.run.request import RunRequest
@@ -389,7 +395,7 @@ async def check_guest(t: Transcript, language: str, launch: GuestLauncher, *,
 
 def our_guest(language: str) -> GuestLauncher:
     interpreters = Interpreters()
-    return lambda workdir: guest_command(language, workdir, Limits(), interpreters)
+    return lambda workdir: guest_command(language, workdir, Limits(), GuestSetup(interpreters))
 
 
 def command_guest(argv: Sequence[str], env: Mapping[str, str] | None = None) -> GuestLauncher:

@@ -24,6 +24,7 @@ from .check.checker import Checker, invalid
 from .guests.languages import (
     LANGUAGES,
     GuestCommand,
+    GuestSetup,
     Interpreters,
     Packages,
     guest_command,
@@ -110,7 +111,7 @@ class Runtime:
             result = await rt.run("return await add(1, 2)", bindings={"add": add})
     """
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - the public options: keywords with defaults
         self,
         *,
         limits: Limits | None = None,
@@ -180,6 +181,10 @@ class Runtime:
         """What a run's statistics name as its sandbox (GuestProcess.sandbox_name)."""
         return self._launcher.name if self._launcher is not None else str(profile)
 
+    def _setup(self, sandbox: Sandbox) -> GuestSetup:
+        """What every guest under ``sandbox`` shares."""
+        return GuestSetup(self._interpreters, self._env, self._seccomp[sandbox], self._packages)
+
     def _pool(self, language: str, limits: Limits, sandbox: Sandbox) -> GuestPool:
         # Node's heap limit is a start-up flag, and the size of a guest's
         # writable mounts is fixed when they are made: both are in the key.
@@ -188,9 +193,8 @@ class Runtime:
         pool = self._pools.get(key)
         if pool is None:
             def command_for(workdir: str, warm: bool) -> GuestCommand:
-                return guest_command(language, workdir, limits, self._interpreters,
-                                     self._env, warm=warm, seccomp=self._seccomp[sandbox],
-                                     packages=self._packages)
+                return guest_command(language, workdir, limits, self._setup(sandbox),
+                                     warm=warm)
 
             spawn = SpawnStarter(command_for, language, limits, sandbox)
             starter: Starter = spawn
@@ -206,13 +210,12 @@ class Runtime:
         zygote = self._zygotes.get(sandbox)
         if zygote is None:
             def command_for(workdir: str, mode: str) -> GuestCommand:
-                return zygote_command(workdir, mode, self._interpreters, self._env,
-                                      seccomp=self._seccomp[sandbox], packages=self._packages)
+                return zygote_command(workdir, mode, self._setup(sandbox))
 
             zygote = self._zygotes[sandbox] = Zygote(command_for, sandbox)
         return zygote
 
-    async def run(
+    async def run(  # noqa: PLR0913 - the public options: keywords with defaults
         self,
         source: str,
         *,
@@ -285,7 +288,7 @@ class Runtime:
             approve=approve, log=CallLog(limits.checkpoint_bytes) if suspendable else None))
         return result if report is None else dataclasses.replace(result, check=report)
 
-    async def resume(self, checkpoint: bytes, value: Any = None, *,
+    async def resume(self, checkpoint: bytes, value: Any = None, *,  # noqa: PLR0913 - public
                      error: BaseException | None = None,
                      bindings: BindingsArg = None, limits: Limits | None = None,
                      sandbox: Sandbox | str | None = None,
@@ -599,7 +602,7 @@ class RunSession:
     #: Every run's result, in order.
     results: list[RunResult]
 
-    def __init__(self, runtime: Runtime, variables: Mapping[str, Any] | None = None, *,
+    def __init__(self, runtime: Runtime, variables: Mapping[str, Any] | None = None, *,  # noqa: PLR0913
                  language: str = "python", bindings: BindingsArg = None,
                  limits: Limits | None = None, sandbox: Sandbox | str | None = None,
                  last_expression: bool = False) -> None:

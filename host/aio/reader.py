@@ -64,8 +64,8 @@ class Reader:
     """Feeds ``conn`` from the guest's end of fd 3, ``sock``, and hands each
     event to ``on_event``; a protocol violation or an error of ours goes to
     ``on_error``. Stops for good once ``finished()`` is true. ``tap`` sees
-    the channel's bytes (:class:`~.channel.Channel`); without ``reading``
-    the channel starts reading at its ``resume_reading()``."""
+    the channel's bytes (:class:`~.channel.Channel`), which starts reading
+    at its ``resume_reading()``."""
 
     def __init__(
         self,
@@ -76,10 +76,9 @@ class Reader:
         on_error: Callable[[Exception], None],
         finished: Callable[[], bool],
         tap: Callable[[str, bytes], None] | None = None,
-        reading: bool = True,
     ) -> None:
         self._conn = conn
-        self.channel = self._channel = Channel(sock, self.feed, self.eof, tap, reading=reading)
+        self.channel = self._channel = Channel(sock, self.feed, self.eof, tap, reading=False)
         self._on_event = on_event
         self._on_error = on_error
         self._finished = finished

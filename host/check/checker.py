@@ -113,7 +113,8 @@ class Checker:
                                    start_timeout=self._timeout)
             else:
                 pool = CheckerPool(command_for, sandbox, size=self._size, reuse=True,
-                                   retire_bytes=self._retire_bytes, start_timeout=self._timeout)
+                                   limits=CheckerLimits(retire_bytes=self._retire_bytes),
+                                   start_timeout=self._timeout)
             self._pools[(kind, sandbox)] = pool
         return pool
 

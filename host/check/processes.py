@@ -16,8 +16,8 @@ holds at most ``size`` processes of one kind: a check waits for a free one
 or starts one, and its deadline counts from its request, the wait
 included, so a slow check holds one process for at most its own deadline
 and never the others. A process that misses a deadline is killed; one
-that is kept for later checks is retired after ``retire_checks`` checks or
-once its memory passes ``retire_bytes``.
+that is kept for later checks is retired after ``RETIRE_CHECKS`` checks or
+once its memory passes ``CheckerLimits.retire_bytes``.
 """
 
 from __future__ import annotations
@@ -63,11 +63,13 @@ class NotChecked(Exception):
 class CheckerLimits:
     """What one checker process may use besides its time: ``cpu_seconds``
     (its RLIMIT_CPU, for a process that answers one check; None for one
-    kept for many, which its deadlines bound instead)."""
+    kept for many, which its deadlines bound instead); ``retire_bytes``:
+    one kept for many is retired once its resident memory passes it."""
 
     memory_bytes: int = CHECKER_MEMORY_BYTES
     processes: int = CHECKER_PROCESSES
     cpu_seconds: int | None = None
+    retire_bytes: int = RETIRE_BYTES
 
 
 @dataclass(eq=False)
@@ -163,14 +165,11 @@ class CheckerPool:
 
     def __init__(self, command_for: Callable[[str], GuestCommand], profile: Sandbox, *,
                  size: int, reuse: bool, limits: CheckerLimits = CheckerLimits(),
-                 retire_checks: int = RETIRE_CHECKS, retire_bytes: int = RETIRE_BYTES,
                  start_timeout: float = 10.0) -> None:
         self._command_for = command_for
         self._profile = profile
         self._limits = limits
         self._reuse = reuse
-        self._retire_checks = retire_checks
-        self._retire_bytes = retire_bytes
         self._start_timeout = start_timeout  # of a process started ahead of its check
         self._slots = asyncio.Semaphore(size)
         self._idle: list[CheckerProcess] = []
@@ -205,8 +204,8 @@ class CheckerPool:
             raise
         finally:
             self._busy.discard(process)
-        if self._reuse and not self._closed and process.checks < self._retire_checks \
-                and process.memory_bytes < self._retire_bytes:
+        if self._reuse and not self._closed and process.checks < RETIRE_CHECKS \
+                and process.memory_bytes < self._limits.retire_bytes:
             self._idle.append(process)
         else:
             self._retire(process)

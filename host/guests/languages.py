@@ -13,7 +13,7 @@ import os
 import shutil
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -182,28 +182,33 @@ def _python_paths() -> tuple[str, ...]:
     return tuple(dict.fromkeys(str(d) for d in dirs))
 
 
+@dataclass(frozen=True, slots=True)
+class GuestSetup:
+    """What every guest of a Runtime shares, handed to each command as one
+    value: the ``interpreters``, the variables ``env`` adds to a guest's
+    environment, the ``seccomp`` filter it runs under (empty: none) and the
+    third-party ``packages`` programs may import."""
+
+    interpreters: Interpreters = Interpreters()
+    env: Mapping[str, str] = field(default_factory=dict)
+    seccomp: bytes = b""
+    packages: Packages = Packages()
+
+
 def guest_env(workdir: str, extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The whole environment of a guest: nothing of the host's but ``extra``.
     PWD too: bwrap sets it in the sandbox, so every profile shows the same."""
     return {**_BASE_ENV, "HOME": workdir, "TMPDIR": workdir, "PWD": workdir, **(extra or {})}
 
 
-def guest_command(
-    language: str,
-    workdir: str,
-    limits: Limits,
-    interpreters: Interpreters,
-    env: Mapping[str, str] | None = None,
-    *,
-    warm: bool = False,
-    seccomp: bytes = b"",
-    packages: Packages = Packages(),
-) -> GuestCommand:
+def guest_command(language: str, workdir: str, limits: Limits,
+                  setup: GuestSetup = GuestSetup(),
+                  *, warm: bool = False) -> GuestCommand:
     """``warm``: the guest will wait in a pool, so it should do before RUN
     whatever work it can (the CPython guest loads asyncio and the modules to
-    preload, the Node guest runs its own paths once). ``seccomp``: the filter
-    it runs under."""
-    full_env = guest_env(workdir, env)
+    preload, the Node guest runs its own paths once)."""
+    interpreters, seccomp, packages = setup.interpreters, setup.seccomp, setup.packages
+    full_env = guest_env(workdir, setup.env)
     binds: tuple[str, ...]
     blob = None
     if language == "python":
@@ -257,16 +262,15 @@ def _python_argv(interpreters: Interpreters, packages: Packages) -> list[str]:
     return argv
 
 
-def zygote_command(workdir: str, mode: str, interpreters: Interpreters,
-                   env: Mapping[str, str] | None = None, *,
-                   seccomp: bytes = b"", packages: Packages = Packages()) -> GuestCommand:
+def zygote_command(workdir: str, mode: str, setup: GuestSetup) -> GuestCommand:
     """The CPython fork server (host/guests/zygote.py); ``mode`` is its profile,
     ``namespaces`` or ``process``.
     The template itself runs unconfined (it makes each run's namespaces);
     the options in its argv are for every guest it forks."""
+    interpreters, seccomp, packages = setup.interpreters, setup.seccomp, setup.packages
     binds = (packages.python,) if packages.python else ()
     argv = [*_python_argv(interpreters, packages), "--zygote", mode,
             *confinement.options(seccomp, landlock=mode == "process", read=binds)]
     for module in packages.preload:
         argv += ["--preload", module]
-    return GuestCommand(tuple(argv), guest_env(workdir, env), binds=binds)
+    return GuestCommand(tuple(argv), guest_env(workdir, setup.env), binds=binds)

@@ -122,8 +122,7 @@ class Session:
             self._reader = Reader(self._conn, child.channel, on_event=self._on_event,
                                   on_error=self._on_read_error,
                                   finished=self._no_more_frames,
-                                  tap=None if self._observer is None else self._observer.wire,
-                                  reading=False)
+                                  tap=None if self._observer is None else self._observer.wire)
             self._channel = self._reader.channel
             if guest.hello is not None:
                 try:

@@ -108,7 +108,7 @@ def _warn_if_root() -> None:
                       "sandbox='namespaces'", RuntimeWarning, stacklevel=4)
 
 
-def bwrap_argv(argv: tuple[str, ...], env: dict[str, str], workdir: str,
+def bwrap_argv(argv: tuple[str, ...], env: dict[str, str], workdir: str,  # noqa: PLR0913 - fds
                info_fd: int, block_fd: int, *, disk_bytes: int | None,
                seccomp_fd: int | None = None,
                binds: tuple[str, ...] = ()) -> tuple[str, ...]:

@@ -42,7 +42,7 @@ def snapshots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _argv(limits: Limits | None = None) -> tuple[str, ...]:
-    return guest_command("javascript", "/nonexistent", limits or Limits(), Interpreters()).argv
+    return guest_command("javascript", "/nonexistent", limits or Limits()).argv
 
 
 async def _add(a: int, b: int) -> int:

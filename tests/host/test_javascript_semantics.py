@@ -323,7 +323,7 @@ def test_the_fixes_hold_from_the_snapshot_and_from_main(
         monkeypatch.setattr(node_snapshot, name, {})
     built = node_snapshot.build(Interpreters().node_path(), node_flags(Limits()))
     assert built.returncode == 0, built.stderr
-    argv = guest_command("javascript", "/nonexistent", Limits(), Interpreters()).argv
+    argv = guest_command("javascript", "/nonexistent", Limits()).argv
     assert "--snapshot-blob" in argv
     # NODE_OPTIONS of the caller's own: its guests start from main.mjs.
     env = {"NODE_OPTIONS": "--max-semi-space-size=32"} if start == "main" else None

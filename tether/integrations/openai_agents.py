@@ -187,7 +187,7 @@ class _ProgramModel(Model):
     def __init__(self, programs: _Programs) -> None:
         self.programs = programs
 
-    async def get_response(self, system_instructions: str | None,  # noqa: PLR0917 - the SDK's
+    async def get_response(self, system_instructions: str | None,
                            input: str | list[TResponseInputItem],
                            model_settings: ModelSettings, tools: list[Tool],
                            output_schema: AgentOutputSchemaBase | None,
