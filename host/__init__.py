@@ -9,7 +9,7 @@ from .guests.remote import CommandLauncher, Launcher
 from .limits import Limits
 from .result import CheckReport, Diagnostics, OutputChunk, RunError, RunResult, RunStats, Status
 from .run.approvals import Allow, Deny, Edit
-from .run.checkpoints import Suspend
+from .run.checkpoints import CheckpointError, Suspend
 from .run.events import CallEnded, CallStarted, EventsDropped, Printed, RunEvent
 from .runtime import RunSession, Runtime
 from .sandbox.profiles import Sandbox, SandboxUnavailable
@@ -19,7 +19,7 @@ from .sync import SyncRunSession, SyncRuntime
 __all__ = [
     "Allow", "ApprovalRequest", "CallEnded", "CallStarted", "Deny", "Edit", "EventsDropped",
     "Printed", "RunEvent", "Suspend", "requires_approval",
-    "Binding", "CheckReport", "CommandLauncher", "Description", "Diagnostics",
+    "Binding", "CheckpointError", "CheckReport", "CommandLauncher", "Description", "Diagnostics",
     "GuestUnavailable", "HostBinding", "Launcher",
     "Limits", "OutputChunk",
     "PoolConfig", "RunError", "RunResult", "RunSession", "RunStats", "Runtime", "Sandbox",

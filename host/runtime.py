@@ -307,7 +307,7 @@ class Runtime:
         else than the log says, or ends before its suspension point, ends
         with a ``ResumeDiverged`` error. The checkpoint is read as hostile
         input (docs/checkpoints.md): raises
-        :class:`~tether.host.run.checkpoints.CheckpointError` (a ValueError) for
+        :class:`~tether.host.CheckpointError` (a ValueError) for
         bytes that are no checkpoint of this version, were altered or sealed
         with another ``checkpoint_key``, do not fit ``limits``, or whose
         bindings are not those given; ValueError/TypeError for a ``value``
