@@ -23,8 +23,8 @@ from collections.abc import Callable
 
 from tether import PoolConfig, Runtime, SyscallFilter
 from tether.guest.python import confine
-from tether.host import confinement, seccomp
-from tether.host.sandbox import detect
+from tether.host.sandbox import confinement, seccomp
+from tether.host.sandbox.profiles import detect
 
 
 def _median_us(samples: list[float]) -> str:

@@ -22,7 +22,7 @@ from typing_extensions import TypedDict
 
 from tether import Binding, Runtime
 from tether.host import prepare_bindings
-from tether.host.arguments import ArgumentCheck
+from tether.host.bindings.arguments import ArgumentCheck
 
 
 async def echo(x: Any) -> Any:
@@ -147,7 +147,8 @@ def python_checkers(repeat: int) -> None:
     from ty import find_ty_bin
 
     from tether.guest.python import check
-    from tether.host import check_python, describe_bindings
+    from tether.host import describe_bindings
+    from tether.host.check import python as check_python
 
     print("Python checkers, per check (median ms, fresh process unless said):")
     bin_dir = Path(sys.executable).parent

@@ -39,12 +39,12 @@ worker after its last process exits). Run it on an otherwise idle machine:
   busy spinning.
 - ``fork, child waits``: ``fork``, the child exiting once the parent has
   written a byte to a pipe; ``fork into a run's cgroups``: the same, the
-  child put in a run's cgroups first (host/cgroups.py: created, given the
+  child put in a run's cgroups first (host/sandbox/cgroups.py: created, given the
   default limits, joined; its peak read and the groups removed once it has
   exited), as every run is where cgroups are writable. The difference is
   what the kernel charges for a run's cgroups.
 - ``join a run's cgroups``: how long moving a waiting process into a new
-  run's cgroups takes (host/cgroups.py ``RunCgroup.add``), back to back (a
+  run's cgroups takes (host/sandbox/cgroups.py ``RunCgroup.add``), back to back (a
   few milliseconds apart: a fork, an exit and a removal come between two
   moves) and 150 ms after the last move (medians and upper quartiles). A
   move takes a lock that, unless a move took it moments before, first waits
@@ -72,7 +72,7 @@ worker after its last process exits). Run it on an otherwise idle machine:
   JavaScript guest), in a guest's environment.
 - ``python -I -S -c pass``: a CPython process that runs nothing, likewise.
 - ``Node guest to HELLO``: the Node guest started from main.mjs, and from
-  its startup snapshot (host/node_snapshot.py), over stdio with no host: it
+  its startup snapshot (host/guests/node_snapshot.py), over stdio with no host: it
   says HELLO, then stops, as its input (/dev/null) is no stream it can read
   (what a guest costs before its run, against ``node -e 0``); and 20 of
   them from the snapshot started at once, all waited for (the floor of a
@@ -92,11 +92,12 @@ import time
 from collections.abc import Callable, Iterator
 
 from tether.codec import Binding, Run
-from tether.host import cgroups, node_snapshot
-from tether.host.guests import node_flags
+from tether.host.guests import node_snapshot
+from tether.host.guests.languages import node_flags
 from tether.host.limits import Limits
-from tether.host.paths import GUEST_DIR
-from tether.host.seccomp import CLONE_NAMESPACES
+from tether.host.sandbox import cgroups
+from tether.host.sandbox.paths import GUEST_DIR
+from tether.host.sandbox.seccomp import CLONE_NAMESPACES
 
 #: The namespaces a forked run gets (guest/python/zygote.py).
 RUN_NAMESPACES = sum(CLONE_NAMESPACES[name] for name in (

@@ -45,7 +45,7 @@ from typing import Any
 
 from tether import Limits, PoolConfig, Printed, RunEvent, Runtime, Status
 from tether.codec import value_items
-from tether.host import cgroups, owners
+from tether.host.sandbox import cgroups, owners
 
 MARKER = f"tether-soak-{os.getpid()}"
 ITEMS = value_items(Limits().value_bytes)

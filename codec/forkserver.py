@@ -1,5 +1,5 @@
 """The CPython fork server's control messages, for both of its sides
-(host/zygote.py and guest/python/zygote.py). Not the tether protocol: fd 3
+(host/guests/zygote.py and guest/python/zygote.py). Not the tether protocol: fd 3
 of the template is a SOCK_SEQPACKET socket, one message per request or
 reply, and descriptors travel beside the bytes (SCM_RIGHTS). Nothing here
 does I/O.

@@ -81,14 +81,14 @@ MUTANTS: tuple[Mutant, ...] = (
           "ends the run as cancelled, not crashed",
           'self._finish(crash("the guest closed its channel before finishing"))',
           'self._finish(cancelled("the guest closed its channel before finishing"))',
-          "guest-eof-mid-run", file="host/session.py"),
+          "guest-eof-mid-run", file="host/run/session.py"),
     _node("stdio-fd1-left-alone", ("R-STDIO-1",), "over stdio, fd 1 stays the frame stream",
           "  fs.closeSync(1);\n  reopen(2, O_WRONLY | O_APPEND, 1);", "", "raw-stdout",
           transport="stdio", file=NODE_CHANNEL),
     _host("no-preamble-skipped", ("R-STDIO-2",), "no preamble is skipped",
           "MAX_PREAMBLE = 64 * 1024", "MAX_PREAMBLE = -1",
           "test:tests/host/test_launcher.py::test_a_preamble_before_hello_is_skipped_and_kept_"
-          "as_raw_output", file="host/remote.py"),
+          "as_raw_output", file="host/guests/remote.py"),
     _node("stdio-not-honoured", ("R-STDIO-4",), "TETHER_TRANSPORT=stdio is ignored",
           "  if (transport === 'stdio') {\n    try {", "  if (false) {\n    try {", "hello",
           transport="stdio"),
@@ -100,7 +100,7 @@ MUTANTS: tuple[Mutant, ...] = (
           "                await run_command(kill_argv, env)",
           "                return None",
           "test:tests/host/test_launcher.py::test_the_launchers_kill_runs_when_the_command_"
-          "outlives_its_stream", file="host/remote.py"),
+          "outlives_its_stream", file="host/guests/remote.py"),
     _python("no-watch-over-stdio", ("R-STDIO-7",), "over stdio the guest does not watch "
             "for its stream's end while the program computes",
             "            interrupt.watch_for_end(channel.read_fd)\n", "",
@@ -245,7 +245,7 @@ MUTANTS: tuple[Mutant, ...] = (
           "language-unsupported", file=NODE_RUN),
     _host("any-language-sent", ("R-RUN-1",), "the host sends RUN to a guest without the "
           "language", "        if self.language not in hello.languages:",
-          "        if False:", "guest-wrong-language", file="host/session.py"),
+          "        if False:", "guest-wrong-language", file="host/run/session.py"),
     _node("return-value-lost", ("R-RUN-2",), "what the program returns is not its value",
           "      finishWithValue(state.returned?.value ?? null);",
           "      finishWithValue(null);", "hello", file=NODE_LIFECYCLE),
@@ -302,7 +302,7 @@ MUTANTS: tuple[Mutant, ...] = (
     _host("too-many-calls-served", ("R-CALL-3",), "the host serves calls past "
           "max_calls_in_flight",
           "        if len(self._conn.calls_in_flight) > limits.max_calls_in_flight:",
-          "        if False:", "guest-too-many-calls", file="host/serving.py"),
+          "        if False:", "guest-too-many-calls", file="host/run/serving.py"),
     _node("large-arguments-sent", ("R-CALL-4",), "arguments over value_bytes are sent",
           "  const excess = valueExcess(args.bytes, maxBytes, -2, -2);",
           "  const excess = null;", "arguments-too-large", file=NODE_CALLS),
@@ -310,18 +310,18 @@ MUTANTS: tuple[Mutant, ...] = (
           "value_bytes",
           "        if (self._conn.last_payload_size > limits.value_bytes  # else it surely fits",
           "        if (False  # else it surely fits", "guest-call-too-large",
-          file="host/serving.py"),
+          file="host/run/serving.py"),
     _host("unknown-binding-wrong-code", ("R-CALL-5",), "an unknown binding is answered with "
           "BINDING_ERROR", '            return CallError(ErrorCode.UNKNOWN_BINDING, "NameError",',
           '            return CallError(ErrorCode.BINDING_ERROR, "NameError",',
-          "guest-unknown-binding", file="host/serving.py"),
+          "guest-unknown-binding", file="host/run/serving.py"),
     _host("calls-answered-in-turn", ("R-CALL-6",), "the host cancels a call when another "
           "comes", "        if not task.done():\n            self._in_flight[call.id] = task",
           "        for older in self._in_flight.values():\n            older.cancel()\n"
           "        if not task.done():\n            self._in_flight[call.id] = task",
           "concurrent-calls",
           "test:tests/host/test_binding_outcomes.py::test_sync_bindings_run_at_most_binding_"
-          "threads_at_once", file="host/serving.py"),
+          "threads_at_once", file="host/run/serving.py"),
     _node("unknown-result-ignored", ("R-RESULT-1",), "a RESULT for no call is ignored",
           "    if (call === undefined) {\n      throw new ProtocolError(CODES.INVALID_CALL_ID,",
           "    if (call === undefined) return;\n    if (false) {\n"
@@ -335,7 +335,7 @@ MUTANTS: tuple[Mutant, ...] = (
           "    error = CallError(ErrorCode.BINDING_ERROR, type(exc).__name__, str(exc))",
           "    error = CallError(ErrorCode.BINDING_ERROR, type(exc).__name__, str(exc) + "
           "''.join(__import__('traceback').format_tb(exc.__traceback__)))",
-          "binding-error-caught", file="host/serving.py"),
+          "binding-error-caught", file="host/run/serving.py"),
     _host("binding-error-unfitted", ("R-RESULT-6",), "a binding's error is sent as raised, "
           "however long and whatever text it holds",
           "            result = Result(id=result.id, error=result.error.fitted("
@@ -344,14 +344,14 @@ MUTANTS: tuple[Mutant, ...] = (
           "test:tests/host/test_binding_outcomes.py::test_an_error_too_large_for_a_frame_is_cut_"
           "to_fit",
           "test:tests/host/test_binding_outcomes.py::test_an_error_that_is_not_valid_text_is_"
-          "repaired", file="host/serving.py"),
+          "repaired", file="host/run/serving.py"),
     _host("invalid-result-sent", ("R-RESULT-4",), "a result outside the model is answered "
           "as a binding error",
           "            ErrorCode.INVALID_VALUE, \"InvalidValue\",\n            f\"{call.name}() "
           "returned a value outside the value model: {exc}\")), None",
           "            ErrorCode.BINDING_ERROR, \"InvalidValue\",\n            f\"{call.name}() "
           "returned a value outside the value model: {exc}\")), None",
-          "result-outside-model", file="host/serving.py"),
+          "result-outside-model", file="host/run/serving.py"),
     _node("binding-field-missing", ("R-RESULT-5",), "BindingError.binding is not set",
           "    this.binding = binding;", "    this.binding = null;", "binding-error-caught",
           file=NODE_ERRORS),
@@ -368,7 +368,7 @@ MUTANTS: tuple[Mutant, ...] = (
           file=NODE_OUTPUT),
     _host("output-uncapped", ("R-OUTPUT-3",), "the host keeps all output",
           "        while self._tail_bytes > self._tail_limit:",
-          "        while False:", "guest-output-cap", file="host/output.py"),
+          "        while False:", "guest-output-cap", file="host/run/output.py"),
     _python("raw-output-late", ("R-OUTPUT-5",), "what the program wrote to fd 1 goes out only "
             "at a CALL or DONE, after the text it printed after it",
             "        if self.raw is not None:  # written below print before this text was\n",
@@ -439,20 +439,20 @@ MUTANTS: tuple[Mutant, ...] = (
           "        listen = ending.status in (Status.TIMEOUT, "
           "Status.CANCELLED) \\", "        listen = False and ending.status in (Status.TIMEOUT,"
           " Status.CANCELLED) \\", "test:tests/host/test_where_it_stopped.py::test_a_cancelled"
-          "_run_says_where_it_was", file="host/session.py"),
+          "_run_says_where_it_was", file="host/run/session.py"),
     _node("no-error-sent", ("R-ERR-1",), "the guest closes without ERROR",
           "    send(TYPES.ERROR, { code: err.code ?? CODES.INTERNAL_ERROR, message: "
           "StringCtor(err.detail ?? err.message) });", "", "bad-magic", file=NODE_CHANNEL),
     _host("host-sends-no-error", ("R-ERR-1",), "the host closes without ERROR",
           "        self._send(Error(exc.code, exc.message))  # R-ERR-1\n",
-          "", "guest-garbage", file="host/session.py"),
+          "", "guest-garbage", file="host/run/session.py"),
     _node("error-answered", ("R-ERR-2",), "the guest goes on after the host's ERROR",
           "    exit(1); // R-ERR-2", "    stop('the host reported an error'); // R-ERR-2",
           "host-error", file=NODE_PROTOCOL),
     _host("guest-error-ignored", ("R-ERR-2",), "the host goes on after the guest's ERROR",
           "            self._finish(protocol_error(f\"the guest reported "
           "{event.code.name}: \"", "            (lambda _: None)((f\"the guest reported "
-          "{event.code.name}: \"", "guest-error-mid-run", file="host/session.py"),
+          "{event.code.name}: \"", "guest-error-mid-run", file="host/run/session.py"),
     # -- §7.9 variables -----------------------------------------------------------------------
     _node("private-variables-read", ("R-VARS-1",), "a RUN with a private variable name is "
           "run", "      if (problem) throw invalid(`RUN.variables: ", "      if (false) throw "
@@ -479,7 +479,7 @@ MUTANTS: tuple[Mutant, ...] = (
           "break R-VARS-1",
           "    if variables_problem is not None:\n        return broken_protocol(",
           "    if False:\n        return broken_protocol(", "guest-forged-variables",
-          file="host/endings.py"),
+          file="host/run/endings.py"),
     _node("last-expression-ignored", ("R-VARS-7",), "last_expression is ignored",
           "{ capture, lastExpression: run.last_expression,",
           "{ capture, lastExpression: false,", "last-expression", file=NODE_RUN),
@@ -488,7 +488,7 @@ MUTANTS: tuple[Mutant, ...] = (
           "BINDING_ERROR", "                ErrorCode.CANCELLED, "
           "\"Cancelled\", \"the run is ending\")))", "                ErrorCode.BINDING_ERROR, "
           "\"Cancelled\", \"the run is ending\")))",
-          "guest-call-while-cancelling", file="host/last_words.py"),
+          "guest-call-while-cancelling", file="host/run/last_words.py"),
     _node("any-error-code-read", ("R-ERRCODE-1",), "a call error of a connection code is "
           "raised to the program", "  if (!known) throw invalid(", "  if (false) throw invalid(",
           "result-error-code", file=NODE_CODEC),
@@ -499,12 +499,12 @@ MUTANTS: tuple[Mutant, ...] = (
     _host("cancelled-reported-ok", ("R-TERM-1",), "a guest that closes early is reported ok",
           '    return Ending(Status.CRASHED, RunError("GuestCrashed", '
           'message))', '    return Ending(Status.OK, RunError("GuestCrashed", message))',
-          "guest-eof-mid-run", file="host/endings.py"),
+          "guest-eof-mid-run", file="host/run/endings.py"),
     _host("calls-left-running", ("R-TERM-3",), "the host leaves calls running at the end",
           "        for task in calls:\n            task.cancel()",
           "        for task in calls:\n            pass",
           "test:tests/host/test_endings.py::test_timeout_with_calls_in_flight_cancels_them",
-          file="host/serving.py"),
+          file="host/run/serving.py"),
     # -- §15 languages ------------------------------------------------------------------
     _node("source-as-latin1", ("R-LANG-1",), "the source is compiled as Latin-1",
           "  let code = `${prefix}${modular?.source ?? source}\\n}; })`;",

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tether.host.guests import GuestCommand, guest_env
+from tether.host.guests.languages import GuestCommand, guest_env
 
 from . import TRANSCRIPTS
 from .mutant_list import MUTANTS, Mutant

@@ -16,10 +16,11 @@ from typing import Any
 
 from tether.codec import FrameType
 from tether.host import Sandbox, prepare_bindings
-from tether.host.guests import Interpreters, guest_command
-from tether.host.launch import start_guest
-from tether.host.request import RunRequest
-from tether.host.session import Session
+from tether.host.guests.languages import guest_command
+from tether.host.guests.launch import start_guest
+from tether.host.run.request import RunRequest
+from tether.host.run.serving import Serving
+from tether.host.run.session import Session
 
 from . import TRANSCRIPTS
 from .runner import WireTap, check_guest, host_result_summary, limits_for, our_guest, run_host
@@ -123,12 +124,12 @@ async def _record_program(scenario: Scenario) -> Transcript:
     tap = WireTap()
     limits = limits_for(t)
     guest = await start_guest(
-        lambda workdir: guest_command(language, workdir, limits, Interpreters()),
+        lambda workdir: guest_command(language, workdir, limits),
         Sandbox.PROCESS, limits)
     request = RunRequest(scenario.programs[language], language,
                          prepare_bindings({n: BINDINGS[n] for n in scenario.bindings}), limits,
                          t.variables, t.last_expression)
-    session = Session(request, guest, observer=tap)
+    session = Session(request, guest, serving=Serving(observer=tap))
     result = await session.run()
     ids = _Ids()
     for sender, frame_type, envelope, raw in tap.frames:

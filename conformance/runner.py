@@ -39,11 +39,18 @@ from tether.codec import (
 )
 from tether.codec.messages import MESSAGE_TYPES
 from tether.host import Limits, RunResult, Sandbox, prepare_bindings
-from tether.host.events import Observer
-from tether.host.guests import GuestCommand, Interpreters, guest_command, guest_env
-from tether.host.launch import StartedGuest, new_workdir, start_guest
-from tether.host.request import RunRequest
-from tether.host.session import Session
+from tether.host.guests.languages import (
+    GuestCommand,
+    GuestSetup,
+    Interpreters,
+    guest_command,
+    guest_env,
+)
+from tether.host.guests.launch import StartedGuest, new_workdir, start_guest
+from tether.host.run.events import Observer
+from tether.host.run.request import RunRequest
+from tether.host.run.serving import Serving
+from tether.host.run.session import Session
 
 from .scenarios import BINDINGS
 from .transcript import (
@@ -388,7 +395,7 @@ async def check_guest(t: Transcript, language: str, launch: GuestLauncher, *,
 
 def our_guest(language: str) -> GuestLauncher:
     interpreters = Interpreters()
-    return lambda workdir: guest_command(language, workdir, Limits(), interpreters)
+    return lambda workdir: guest_command(language, workdir, Limits(), GuestSetup(interpreters))
 
 
 def command_guest(argv: Sequence[str], env: Mapping[str, str] | None = None) -> GuestLauncher:
@@ -453,7 +460,7 @@ async def run_host(t: Transcript, language: str, *,
         request = RunRequest(program, language,
                              prepare_bindings({n: BINDINGS[n] for n in t.bindings}), limits,
                              t.variables, t.last_expression)
-        session = Session(request, guest, observer=tap)
+        session = Session(request, guest, serving=Serving(observer=tap))
         result = await session.run()
     return result, tap
 

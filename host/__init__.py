@@ -1,25 +1,25 @@
 """The asyncio host engine: spawns a guest per run and serves its calls."""
 
-from .approvals import Allow, ApprovalRequest, Deny, Edit, requires_approval
-from .bindings import HostBinding, describe_bindings, prepare_bindings, with_lookup
-from .checkpoints import Suspend
-from .description import Binding, Description, describe
-from .events import CallEnded, CallStarted, EventsDropped, Printed, RunEvent
-from .guests import GuestUnavailable
+from .bindings.description import Binding, Description, describe
+from .bindings.policy import ApprovalRequest, requires_approval
+from .bindings.prepared import HostBinding, describe_bindings, prepare_bindings, with_lookup
+from .guests.languages import GuestUnavailable
+from .guests.pool import PoolConfig
+from .guests.remote import CommandLauncher, Launcher
 from .limits import Limits
-from .pool import PoolConfig
-from .remote import CommandLauncher, Launcher
 from .result import CheckReport, Diagnostics, OutputChunk, RunError, RunResult, RunStats, Status
-from .runtime import Runtime
-from .sandbox import Sandbox, SandboxUnavailable
-from .seccomp import SyscallFilter
+from .run.approvals import Allow, Deny, Edit
+from .run.checkpoints import CheckpointError, Suspend
+from .run.events import CallEnded, CallStarted, EventsDropped, Printed, RunEvent
+from .runtime import RunSession, Runtime
+from .sandbox.profiles import Sandbox, SandboxUnavailable
+from .sandbox.seccomp import SyscallFilter
 from .sync import SyncRunSession, SyncRuntime
-from .variables import RunSession
 
 __all__ = [
     "Allow", "ApprovalRequest", "CallEnded", "CallStarted", "Deny", "Edit", "EventsDropped",
     "Printed", "RunEvent", "Suspend", "requires_approval",
-    "Binding", "CheckReport", "CommandLauncher", "Description", "Diagnostics",
+    "Binding", "CheckpointError", "CheckReport", "CommandLauncher", "Description", "Diagnostics",
     "GuestUnavailable", "HostBinding", "Launcher",
     "Limits", "OutputChunk",
     "PoolConfig", "RunError", "RunResult", "RunSession", "RunStats", "Runtime", "Sandbox",

@@ -1,4 +1,5 @@
-"""The embedding API: ``Runtime.run()``."""
+"""The embedding API: ``Runtime.run()``, and :class:`RunSession`, runs that
+pass their variables on."""
 
 from __future__ import annotations
 
@@ -17,27 +18,27 @@ from tether.codec import (
     DEFAULT_MAX_FRAME_BYTES,
     CallError,
     ErrorCode,
+    Value,
     ValueModelError,
     to_wire,
 )
 
-from . import prompt
-from .approvals import ApproveHook
-from .bindings import BindingsArg, HostBinding, describe_bindings, prepare_bindings
-from .check import Checker, invalid
-from .checkpoints import CheckpointError, CheckpointKeys, answer_problem, open_checkpoint
-from .events import Emitter, EventBuffer, RunEvent, combine
-from .guests import (
+from .aio.tasks import Tasks, carrying_exits, unwrapped
+from .aio.threads import WorkerThreads
+from .bindings import prompt
+from .bindings.prepared import BindingsArg, describe_bindings, prepare_bindings
+from .check.checker import Checker, invalid
+from .guests.languages import (
     LANGUAGES,
     GuestCommand,
+    GuestSetup,
     Interpreters,
     Packages,
     guest_command,
     zygote_command,
 )
-from .launch import GuestStartError, GuestStartTimeout, StartedGuest, bounded
-from .limits import Limits
-from .pool import (
+from .guests.launch import GuestStartError, GuestStartTimeout, StartedGuest, bounded
+from .guests.pool import (
     ForkStarter,
     GuestPool,
     LauncherStarter,
@@ -46,17 +47,20 @@ from .pool import (
     Starter,
     discard,
 )
-from .remote import Launcher
-from .replay import CallLog, Replay
-from .request import RunRequest
+from .guests.remote import Launcher
+from .guests.zygote import Zygote
+from .limits import Limits
 from .result import Diagnostics, RunError, RunResult, RunStats, Status
-from .sandbox import Sandbox, detect, resolve
-from .seccomp import SeccompUnavailable, SyscallFilter
-from .session import Session
-from .tasks import Tasks, carrying_exits, unwrapped
-from .threads import WorkerThreads
-from .variables import RunSession, prepare_variables
-from .zygote import Zygote
+from .run.approvals import ApproveHook
+from .run.checkpoints import CheckpointError, CheckpointKeys, answer_problem, open_checkpoint
+from .run.events import Emitter, EventBuffer, RunEvent, combine
+from .run.replay import CallLog, Replay
+from .run.request import RunRequest
+from .run.serving import Serving
+from .run.session import Session
+from .run.variables import prepare_variables
+from .sandbox.profiles import Sandbox, detect, resolve
+from .sandbox.seccomp import SeccompUnavailable, SyscallFilter
 
 if TYPE_CHECKING:
     from .tracing import Tracing
@@ -114,7 +118,7 @@ class Runtime:
             result = await rt.run("return await add(1, 2)", bindings={"add": add})
     """
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - the public options: keywords with defaults
         self,
         *,
         limits: Limits | None = None,
@@ -184,6 +188,10 @@ class Runtime:
         """What a run's statistics name as its sandbox (GuestProcess.sandbox_name)."""
         return self._launcher.name if self._launcher is not None else str(profile)
 
+    def _setup(self, sandbox: Sandbox) -> GuestSetup:
+        """What every guest under ``sandbox`` shares."""
+        return GuestSetup(self._interpreters, self._env, self._seccomp[sandbox], self._packages)
+
     def _pool(self, language: str, limits: Limits, sandbox: Sandbox) -> GuestPool:
         # Node's heap limit is a start-up flag, and the size of a guest's
         # writable mounts is fixed when they are made: both are in the key.
@@ -192,9 +200,8 @@ class Runtime:
         pool = self._pools.get(key)
         if pool is None:
             def command_for(workdir: str, warm: bool) -> GuestCommand:
-                return guest_command(language, workdir, limits, self._interpreters,
-                                     self._env, warm=warm, seccomp=self._seccomp[sandbox],
-                                     packages=self._packages)
+                return guest_command(language, workdir, limits, self._setup(sandbox),
+                                     warm=warm)
 
             spawn = SpawnStarter(command_for, language, limits, sandbox)
             starter: Starter = spawn
@@ -210,13 +217,12 @@ class Runtime:
         zygote = self._zygotes.get(sandbox)
         if zygote is None:
             def command_for(workdir: str, mode: str) -> GuestCommand:
-                return zygote_command(workdir, mode, self._interpreters, self._env,
-                                      seccomp=self._seccomp[sandbox], packages=self._packages)
+                return zygote_command(workdir, mode, self._setup(sandbox))
 
             zygote = self._zygotes[sandbox] = Zygote(command_for, sandbox)
         return zygote
 
-    async def run(
+    async def run(  # noqa: PLR0913 - the public options: keywords with defaults
         self,
         source: str,
         *,
@@ -283,13 +289,13 @@ class Runtime:
             if found:
                 return invalid(found)
             report = found.report
-        result = await self._start(source, language, prepared, limits, profile, wire_variables,
-                                   bool(last_expression), on_event, approve,
-                                   CallLog(limits.checkpoint_bytes) if suspendable else None,
-                                   None)
+        request = RunRequest(source, language, prepared, limits, wire_variables,
+                             bool(last_expression), self._checkpoint_keys)
+        result = await self._start(request, profile, on_event, Serving(
+            approve=approve, log=CallLog(limits.checkpoint_bytes) if suspendable else None))
         return result if report is None else dataclasses.replace(result, check=report)
 
-    async def resume(self, checkpoint: bytes, value: Any = None, *,
+    async def resume(self, checkpoint: bytes, value: Any = None, *,  # noqa: PLR0913 - public
                      error: BaseException | None = None,
                      bindings: BindingsArg = None, limits: Limits | None = None,
                      sandbox: Sandbox | str | None = None,
@@ -308,7 +314,7 @@ class Runtime:
         else than the log says, or ends before its suspension point, ends
         with a ``ResumeDiverged`` error. The checkpoint is read as hostile
         input (docs/checkpoints.md): raises
-        :class:`~tether.host.checkpoints.CheckpointError` (a ValueError) for
+        :class:`~tether.host.CheckpointError` (a ValueError) for
         bytes that are no checkpoint of this version, were altered or sealed
         with another ``checkpoint_key``, do not fit ``limits``, or whose
         bindings are not those given; ValueError/TypeError for a ``value``
@@ -341,16 +347,19 @@ class Runtime:
             raise CheckpointError(f"the checkpoint's variables: {exc}") from None
         replay = Replay(saved.calls, wire_value,
                         CallLog(limits.checkpoint_bytes, used=opened.size))
-        profile = self._profile(sandbox)
-        return await self._start(saved.source, saved.language, prepared, limits, profile,
-                                 variables, saved.last_expression, on_event, approve,
-                                 replay.log, replay)
+        request = RunRequest(saved.source, saved.language, prepared, limits, variables,
+                             saved.last_expression, self._checkpoint_keys)
+        return await self._start(request, self._profile(sandbox), on_event,
+                                 Serving(approve=approve, log=replay.log, replay=replay))
 
-    async def _start(self, source: str, language: str, prepared: dict[str, HostBinding],  # noqa: PLR0917
-                     limits: Limits, profile: Sandbox, wire_variables: dict[str, Any] | None,
-                     last_expression: bool, on_event: Callable[[RunEvent], object] | None,
-                     approve: ApproveHook | None, log: CallLog | None,
-                     replay: Replay | None) -> RunResult:
+    async def _start(self, request: RunRequest, profile: Sandbox,
+                     on_event: Callable[[RunEvent], object] | None,
+                     serving: Serving) -> RunResult:
+        """Run ``request`` in a guest of ``profile``. Its calls are served
+        as ``serving`` says, on the Runtime's binding threads, with the
+        Runtime's ``approve`` hook where ``serving`` has none; ``on_event``
+        and the Runtime's tracing observe it beside ``serving``'s log."""
+        language, limits = request.language, request.limits
         pool = self._pool(language, limits, profile)
         ready = await pool.acquire()
         if ready is None and not self._closed:
@@ -382,14 +391,11 @@ class Runtime:
                 "Cancelled", "the runtime was closed before the program started"))
         assert ready is not None
         trace = None if self.tracing is None else self.tracing.start(language, str(profile))
-        request = RunRequest(source, language, prepared, limits, wire_variables,
-                             bool(last_expression), self._checkpoint_keys)
-        session = Session(request, ready, defer=self._defer,
-                          binding_threads=self._binding_threads,
-                          observer=combine(None if on_event is None else
-                                           Emitter(on_event, limits.output_bytes), trace, log),
-                          approve=self.approve if approve is None else approve,
-                          log=log, replay=replay)
+        session = Session(request, ready, defer=self._defer, serving=dataclasses.replace(
+            serving, threads=self._binding_threads,
+            observer=combine(None if on_event is None else
+                             Emitter(on_event, limits.output_bytes), trace, serving.log),
+            approve=self.approve if serving.approve is None else serving.approve))
         ended = asyncio.get_running_loop().create_future()
         self._sessions[session] = ended
         result: RunResult | None = None
@@ -588,3 +594,72 @@ def _compile(syscall_filter: SyscallFilter | None) -> dict[Sandbox, bytes]:
         warnings.warn(f"tether: {exc}; programs run without a seccomp filter",
                       RuntimeWarning, stacklevel=3)
         return dict.fromkeys(Sandbox, b"")
+
+
+class RunSession:
+    """Runs programs one after the other, each in a fresh guest process,
+    passing the variables each run ends with to the next run as values
+    (spec §7.9). Nothing else carries over: not open files, not imported
+    modules, not functions the program defined.
+
+    Made by :meth:`Runtime.session`. ``variables`` is the state the next
+    run starts with: a plain dict of values, to save (e.g. as JSON when the
+    values allow) and give to a new session later. A run that ends before
+    its program did (timeout, crash, cancelled) leaves it as it was; a
+    program that raised still passes on what it had assigned, as a notebook
+    cell does.
+    """
+
+    #: The variables the next run starts with (values of the value model).
+    variables: dict[str, Any]
+    #: Every run's result, in order.
+    results: list[RunResult]
+
+    def __init__(self, runtime: Runtime, variables: Mapping[str, Any] | None = None, *,  # noqa: PLR0913
+                 language: str = "python", bindings: BindingsArg = None,
+                 limits: Limits | None = None, sandbox: Sandbox | str | None = None,
+                 last_expression: bool = False) -> None:
+        self._runtime = runtime
+        self.variables = dict(variables or {})
+        self.language = language
+        self.bindings = bindings
+        self.limits = limits
+        self.sandbox = sandbox
+        self.last_expression = last_expression
+        self.results = []
+
+    async def run(self, source: str, *, language: str | None = None,
+                  bindings: BindingsArg = None, limits: Limits | None = None,
+                  last_expression: bool | None = None) -> RunResult:
+        """Run ``source`` with the session's variables; the arguments
+        default to the session's own. A variable named as one of this run's
+        bindings is not passed to it (the binding takes the name) and is
+        kept for later runs."""
+        bindings = bindings if bindings is not None else self.bindings
+        names = set(prepare_bindings(bindings))
+        withheld = {k: v for k, v in self.variables.items() if k in names}
+        result = await self._runtime.run(
+            source,
+            language=language or self.language,
+            bindings=bindings,
+            limits=limits or self.limits,
+            sandbox=self.sandbox,
+            variables={k: v for k, v in self.variables.items() if k not in names},
+            last_expression=self.last_expression if last_expression is None else last_expression,
+        )
+        if result.variables is not None:
+            self.variables = {**withheld, **result.variables}
+        self.results.append(result)
+        return result
+
+    def save(self) -> dict[str, Value]:
+        """The variables the next run would start with, as plain data; give
+        them back as ``Runtime.session(variables=...)``."""
+        return dict(self.variables)
+
+    async def __aenter__(self) -> RunSession:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None,
+                        exc: BaseException | None, tb: TracebackType | None) -> None:
+        return None  # every run cleaned up after itself already

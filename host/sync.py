@@ -3,29 +3,32 @@
 from __future__ import annotations
 
 import asyncio
-import os
+import inspect
 import threading
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from .approvals import ApproveHook
-from .bindings import BindingsArg
-from .events import RunEvent
-from .limits import Limits
-from .pool import PoolConfig
-from .remote import Launcher
+from .aio.tasks import HostExit, carrying_exits, unwrapped
 from .result import RunResult
-from .runtime import Runtime
-from .sandbox import Sandbox
-from .seccomp import SyscallFilter
-from .tasks import HostExit, carrying_exits, unwrapped
-from .variables import RunSession
-
-if TYPE_CHECKING:
-    from .tracing import Tracing
+from .runtime import RunSession, Runtime
 
 _T = TypeVar("_T")
+_P = ParamSpec("_P")
+_S = TypeVar("_S")
+_R = TypeVar("_R")
+
+
+def _same_parameters(model: Callable[Concatenate[Any, _P], object]) -> Callable[
+        [Callable[Concatenate[_S, ...], _R]], Callable[Concatenate[_S, _P], _R]]:
+    """A method that takes the parameters of ``model`` (a method of the
+    async API), for type checkers and for ``help()``, and returns what it
+    says: the blocking API is not a copy of the async one to keep in step."""
+    def take(method: Callable[Concatenate[_S, ...], _R]) -> Callable[Concatenate[_S, _P], _R]:
+        method.__signature__ = inspect.signature(model).replace(  # type: ignore[attr-defined]
+            return_annotation=inspect.signature(method).return_annotation)
+        return method
+    return take
 
 
 class SyncRuntime:
@@ -47,26 +50,8 @@ class SyncRuntime:
     before the interrupt goes on; an interrupted :meth:`close` finishes first.
     """
 
-    def __init__(
-        self,
-        *,
-        limits: Limits | None = None,
-        env: Mapping[str, str] | None = None,
-        python: str | None = None,
-        node: str | None = None,
-        pool: PoolConfig | None = PoolConfig(),  # noqa: B008 - frozen, shared safely
-        sandbox: Sandbox | str = Sandbox.AUTO,
-        binding_threads: int = 32,
-        syscall_filter: SyscallFilter | None = SyscallFilter(),  # noqa: B008 - frozen
-        check: bool = False,
-        python_packages: str | os.PathLike[str] | None = None,
-        node_packages: str | os.PathLike[str] | None = None,
-        preload: Sequence[str] = (),
-        approve: ApproveHook | None = None,
-        tracing: Tracing | None = None,
-        launcher: Launcher | None = None,
-        checkpoint_key: bytes | Sequence[bytes] | None = None,
-    ) -> None:
+    @_same_parameters(Runtime.__init__)
+    def __init__(self, **options: Any) -> None:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever,
                                         name="tether-sync-runtime", daemon=True)
@@ -75,12 +60,7 @@ class SyncRuntime:
         self._lock = threading.Lock()
 
         async def make() -> Runtime:
-            runtime = Runtime(limits=limits, env=env, python=python, node=node, pool=pool,
-                              sandbox=sandbox, binding_threads=binding_threads,
-                              syscall_filter=syscall_filter, check=check,
-                              python_packages=python_packages, node_packages=node_packages,
-                              preload=preload, approve=approve, tracing=tracing,
-                              launcher=launcher, checkpoint_key=checkpoint_key)
+            runtime = Runtime(**options)
             await runtime.__aenter__()
             return runtime
 
@@ -122,52 +102,27 @@ class SyncRuntime:
             raise
         return unwrapped(tasks[0].result())
 
-    def run(
-        self,
-        source: str,
-        *,
-        language: str = "python",
-        bindings: BindingsArg = None,
-        limits: Limits | None = None,
-        sandbox: Sandbox | str | None = None,
-        check: bool | None = None,
-        variables: Mapping[str, Any] | None = None,
-        last_expression: bool = False,
-        on_event: Callable[[RunEvent], object] | None = None,
-        approve: ApproveHook | None = None,
-        suspendable: bool = False,
-    ) -> RunResult:
+    @_same_parameters(Runtime.run)
+    def run(self, *args: Any, **options: Any) -> RunResult:
         """``Runtime.run``, blocking: the same arguments, result and errors
         (``on_event`` is called in the SyncRuntime's thread)."""
         with self._lock:
             if self._closed:
                 raise RuntimeError("this SyncRuntime is closed")
-        return self._call(self.runtime.run(
-            source, language=language, bindings=bindings, limits=limits, sandbox=sandbox,
-            check=check, variables=variables, last_expression=last_expression, on_event=on_event,
-            approve=approve, suspendable=suspendable))
+        return self._call(self.runtime.run(*args, **options))
 
-    def resume(self, checkpoint: bytes, value: Any = None, *,
-               error: BaseException | None = None, bindings: BindingsArg = None,
-               limits: Limits | None = None, sandbox: Sandbox | str | None = None,
-               on_event: Callable[[RunEvent], object] | None = None,
-               approve: ApproveHook | None = None) -> RunResult:
+    @_same_parameters(Runtime.resume)
+    def resume(self, *args: Any, **options: Any) -> RunResult:
         """``Runtime.resume``, blocking."""
         with self._lock:
             if self._closed:
                 raise RuntimeError("this SyncRuntime is closed")
-        return self._call(self.runtime.resume(checkpoint, value, error=error, bindings=bindings,
-                                              limits=limits, sandbox=sandbox,
-                                              on_event=on_event, approve=approve))
+        return self._call(self.runtime.resume(*args, **options))
 
-    def session(self, variables: Mapping[str, Any] | None = None, *,
-                language: str = "python", bindings: BindingsArg = None,
-                limits: Limits | None = None, sandbox: Sandbox | str | None = None,
-                last_expression: bool = False) -> SyncRunSession:
+    @_same_parameters(Runtime.session)
+    def session(self, *args: Any, **options: Any) -> SyncRunSession:
         """``Runtime.session``, blocking: a :class:`SyncRunSession`."""
-        return SyncRunSession(self, RunSession(
-            self.runtime, variables, language=language, bindings=bindings, limits=limits,
-            sandbox=sandbox, last_expression=last_expression))
+        return SyncRunSession(self, self.runtime.session(*args, **options))
 
     def close(self) -> None:
         """End runs still going (status ``cancelled``), stop the warm guests
@@ -213,12 +168,10 @@ class SyncRunSession:
         """Every run's result, in order."""
         return self._session.results
 
-    def run(self, source: str, *, language: str | None = None, bindings: BindingsArg = None,
-            limits: Limits | None = None, last_expression: bool | None = None) -> RunResult:
+    @_same_parameters(RunSession.run)
+    def run(self, *args: Any, **options: Any) -> RunResult:
         """``RunSession.run``, blocking."""
-        return self._runtime._call(self._session.run(
-            source, language=language, bindings=bindings, limits=limits,
-            last_expression=last_expression))
+        return self._runtime._call(self._session.run(*args, **options))
 
     def save(self) -> dict[str, Any]:
         """The variables as plain data (``RunSession.save``)."""

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from tether.codec import Call, Result
 
-from .events import Observer
 from .result import RunResult, Status
+from .run.events import Observer
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span, Tracer

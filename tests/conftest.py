@@ -16,7 +16,7 @@ _SESSION_TMP = tempfile.mkdtemp(prefix="tether-tests-")
 os.environ["TMPDIR"] = _SESSION_TMP
 tempfile.tempdir = _SESSION_TMP
 # Node startup snapshots are built into this session's own cache, not the
-# user's (host/node_snapshot.py reads it when first imported).
+# user's (host/guests/node_snapshot.py reads it when first imported).
 os.environ["XDG_CACHE_HOME"] = os.path.join(_SESSION_TMP, "cache")
 
 

@@ -29,9 +29,9 @@ from .host import (
     Runtime,
     Sandbox,
     SandboxUnavailable,
-    prompt,
 )
-from .host.bindings import describe_bindings
+from .host.bindings import prompt
+from .host.bindings.prepared import describe_bindings
 
 EXTENSIONS = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".ts": "typescript"}
 DESCRIPTION = ("Run one program written by a language model in a fresh child process, with "

@@ -10,11 +10,12 @@ import sys
 import time
 import warnings
 
-from .host import Limits, PoolConfig, Runtime, confinement, seccomp
-from .host.check import CHECK_TIMEOUT, Checker
-from .host.guests import GuestUnavailable, Interpreters
-from .host.sandbox import detect
-from .host.seccomp import SyscallFilter
+from .host import Limits, PoolConfig, Runtime
+from .host.check.checker import CHECK_TIMEOUT, Checker
+from .host.guests.languages import GuestUnavailable, Interpreters
+from .host.sandbox import confinement, seccomp
+from .host.sandbox.profiles import detect
+from .host.sandbox.seccomp import SyscallFilter
 
 #: Run in a guest: its seccomp mode, and whether it can signal its parent
 #: (under ``process``, the host; Landlock's signal scoping refuses it).

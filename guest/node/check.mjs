@@ -1,5 +1,5 @@
 // tether's pre-run check for JavaScript and TypeScript programs. The program
-// is untrusted input, so this process is confined like a guest (host/checkers.py
+// is untrusted input, so this process is confined like a guest (host/check/processes.py
 // starts it under the run's profile, with limits of its own) and reads no file
 // but the compiler's library declarations and @types/node: a program that names
 // any other path (`require("/etc/x.js")`, `typeof import("/home/...")`) finds

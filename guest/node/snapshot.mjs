@@ -133,7 +133,7 @@ const HELLO_HEADER = frameHeader(TYPES.HELLO, 0).subarray(0, 4);
 /**
  * Builds the blob for `flags` at `out` (see the top of this file), then
  * removes the blobs no host has used for a month (a host touches a blob it
- * uses, host/node_snapshot.py) and what builds that died left.
+ * uses, host/guests/node_snapshot.py) and what builds that died left.
  */
 export function build(out, flags) {
   fs.mkdirSync(path.dirname(out), { recursive: true });

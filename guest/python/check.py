@@ -1,6 +1,6 @@
 """The type check of a Python program, in a sandbox of its own: the
 program's text is untrusted input, so everything that reads it runs here,
-confined like a guest (host/checkers.py starts it), never in the host.
+confined like a guest (host/check/processes.py starts it), never in the host.
 
 Started as::
 

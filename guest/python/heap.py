@@ -4,7 +4,7 @@ makes its heap ready for a large value.
 A process that has never run anything pays a page fault for every page it
 first writes, and a large value costs the guest two copies in fresh pages
 (the frame it arrives in, and the decoded string or bytes). A guest that
-will wait for its RUN (the fork request says so: host/pool.py decides)
+will wait for its RUN (the fork request says so: host/guests/pool.py decides)
 writes :data:`HEAP_BYTES` of heap before its HELLO
 and keeps it: glibc then serves allocations below :data:`MMAP_BYTES` from
 the heap, and keeps up to twice that free at the heap's top instead of

@@ -154,7 +154,7 @@ def finalize(namespace: dict[str, Any], *, failed: bool = False) -> None:
                             for value in held)
     show = warnings.showwarning
 
-    def at_the_exit(message: Any, category: Any, filename: str, lineno: int,  # noqa: PLR0917 - showwarning's
+    def at_the_exit(message: Any, category: Any, filename: str, lineno: int,
                     file: Any = None, line: str | None = None) -> None:
         if filename != FILENAME:
             filename, lineno, line = "sys", 1, None

@@ -24,7 +24,7 @@ from tether.conformance.runner import (
     our_guest,
 )
 from tether.conformance.transcript import Mismatch, Transcript, match, parse_transcript
-from tether.host.guests import GuestCommand, Interpreters, guest_command
+from tether.host.guests.languages import GuestCommand, guest_command
 from tether.host.limits import Limits
 
 TRANSCRIPT_LIST = cli.load_all(TRANSCRIPTS)
@@ -334,7 +334,7 @@ def _python_guest_behind(preamble: str) -> Any:
     """Our CPython guest started by a shell that first prints ``preamble``
     (a container's banner): R-STDIO-2."""
     def launch(workdir: str) -> GuestCommand:
-        command = guest_command("python", workdir, Limits(), Interpreters())
+        command = guest_command("python", workdir, Limits())
         return GuestCommand(("/bin/sh", "-c", f"printf '%s' '{preamble}'; exec \"$@\"", "sh",
                              *command.argv), command.env)
     return launch

@@ -15,7 +15,7 @@ from typing_extensions import TypedDict
 
 from tether import Binding, Runtime
 from tether.host import describe, describe_bindings
-from tether.host.identifiers import identifier
+from tether.host.bindings.identifiers import identifier
 
 from .bindings_fixture import BINDINGS, WEATHER, paint, search
 
@@ -103,7 +103,8 @@ def test_the_fixture_describes() -> None:
 
 
 def test_a_binding_is_described_once_and_the_cache_is_bounded() -> None:
-    from tether.host import bindings, prepare_bindings
+    from tether.host import prepare_bindings
+    from tether.host.bindings import prepared as bindings
 
     assert prepare_bindings({"s": search})["s"] is prepare_bindings({"s": search})["s"]
     assert prepare_bindings({"s": search}, "javascript")["s"].arguments is prepare_bindings(
@@ -121,7 +122,7 @@ def test_explicit_keys_that_are_not_python_names_go_as_one_dict(tmp_path: Any) -
     import asyncio
 
     from tether.host import prepare_bindings
-    from tether.host.stubs_python import render
+    from tether.host.bindings.stubs_python import render
 
     odd = Binding("lookup", "Find a user.", {"type": "object", "properties": {
         "user-id": {"type": "integer"}, "from": {"type": "string"}}, "required": ["user-id"]},

@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tether import Binding
-from tether.host import describe, prepare_bindings, stubs_python, stubs_typescript
+from tether.host import describe, prepare_bindings
+from tether.host.bindings import stubs_python, stubs_typescript
 
 from .test_render import Checker, checker, typescript_errors
 

@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typing_extensions import TypedDict
 
-from tether.host import describe, prepare_bindings, stubs_python, stubs_typescript
+from tether.host import describe, prepare_bindings
+from tether.host.bindings import stubs_python, stubs_typescript
 
 from .test_render import Checker, checker, ty_errors, typescript_errors
 

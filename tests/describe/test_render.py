@@ -19,8 +19,9 @@ import pytest
 from pydantic import BaseModel
 
 from tether.demo import BINDINGS as DEMO
-from tether.host import Limits, describe_bindings, prompt
-from tether.host.paths import GUEST_DIR
+from tether.host import Limits, describe_bindings
+from tether.host.bindings import prompt
+from tether.host.sandbox.paths import GUEST_DIR
 
 from .bindings_fixture import BINDINGS
 

@@ -9,7 +9,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 #: Every folder of modules the layout table covers, and their endings.
-FOLDERS = ("codec", "host", "guest", "guest/python", "conformance", "tether",
+FOLDERS = ("codec", "host", "host/aio", "host/bindings", "host/check", "host/guests",
+           "host/run", "host/sandbox", "guest", "guest/python", "conformance", "tether",
            "tether/integrations")
 
 
@@ -38,7 +39,7 @@ def test_the_readme_names_every_module_once() -> None:
 def test_the_host_imports_nothing_of_the_guests() -> None:
     """The host and the guests meet only in the codec (and the spec)."""
     importing = re.compile(r"^\s*(from|import)\s+(tether\.guest|\.\.guest)\b", re.M)
-    offenders = [str(p) for p in sorted((ROOT / "host").glob("*.py"))
+    offenders = [str(p) for p in sorted((ROOT / "host").rglob("*.py"))
                  if importing.search(p.read_text())]
     assert offenders == []
 
@@ -55,22 +56,42 @@ def test_the_cli_imports_the_conformance_suite_only_when_it_runs() -> None:
     assert out.strip() == "['tether.conformance', 'tether.conformance.cli']"
 
 
+def _import_graph(folder: str) -> dict[str, set[str]]:
+    """Each module of ``folder`` (dotted, from the folder; its sub-packages
+    too) and the modules of the folder it imports, imports only for type
+    checking left out."""
+    import ast
+
+    top = ROOT / folder
+    graph: dict[str, set[str]] = {}
+    # Only the host has sub-packages; elsewhere a sub-folder holds data.
+    for path in top.rglob("*.py") if folder == "host" else top.glob("*.py"):
+        parts = path.relative_to(top).with_suffix("").parts
+        package = parts[:-1]
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                node.body = []
+        imported: set[str] = set()
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom) or node.level == 0:
+                continue
+            base = package[:len(package) - node.level + 1]
+            module = (*base, *(node.module or "").split(".")) if node.module else base
+            for alias in node.names:
+                if (top.joinpath(*module, f"{alias.name}.py")).exists():
+                    imported.add(".".join((*module, alias.name)))
+                else:
+                    imported.add(".".join(module))
+        graph[".".join(parts)] = imported
+    return graph
+
+
 def test_no_module_imports_itself_in_a_circle() -> None:
     """Within each folder the modules import each other as a tree: data
     flows down the layers (imports only for type checking do not count)."""
-    import ast
-
     for folder in ("codec", "host", "guest/python", "conformance", "tether/integrations"):
-        graph: dict[str, set[str]] = {}
-        for path in (ROOT / folder).glob("*.py"):
-            tree = ast.parse(path.read_text())
-            for node in ast.walk(tree):
-                if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-                    node.body = []
-            graph[path.stem] = {
-                (node.module or alias.name).split(".")[0]
-                for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 1
-                for alias in node.names}
+        graph = _import_graph(folder)
         done: set[str] = set()
 
         def visit(module: str, path: tuple[str, ...], graph: dict[str, set[str]] = graph,
@@ -84,3 +105,33 @@ def test_no_module_imports_itself_in_a_circle() -> None:
 
         for module in graph:
             visit(module, ())
+
+
+#: The host's rooms, each importing only rooms after it (and the modules of
+#: the public face at the bottom: limits, result); the public face at the
+#: top (runtime, sync, tracing, __init__) imports any of them.
+HOST_ROOMS = ("check", "run", "guests", "bindings", "sandbox", "aio")
+HOST_GROUND = ("limits", "result")
+
+
+def test_the_host_rooms_import_only_downward() -> None:
+    """A room of the host never reaches up: not into a room above it, nor
+    into the public face that wraps it."""
+    upward = []
+    for module, imported in _import_graph("host").items():
+        room = module.split(".")[0]
+        if room not in HOST_ROOMS:
+            continue
+        below = HOST_ROOMS[HOST_ROOMS.index(room) + 1:]
+        upward += [f"{module} -> {target}" for target in imported
+                   if target.split(".")[0] not in (room, *below, *HOST_GROUND)]
+    assert upward == []
+
+
+def test_the_host_keeps_only_its_public_face_outside_its_rooms() -> None:
+    """Every module of the host is in a room but the public face."""
+    face = {"__init__", "runtime", "sync", "tracing", *HOST_GROUND}
+    loose = {p.stem for p in (ROOT / "host").glob("*.py")} - face
+    rooms = {p.name for p in (ROOT / "host").iterdir() if (p / "__init__.py").exists()}
+    assert loose == set()
+    assert rooms == set(HOST_ROOMS)

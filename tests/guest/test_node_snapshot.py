@@ -1,5 +1,5 @@
 """R-RUN-5: Node guests started from a startup snapshot of a guest that never
-received a RUN (host/node_snapshot.py) run programs as guests started from
+received a RUN (host/guests/node_snapshot.py) run programs as guests started from
 main.mjs do, in both sandbox profiles; until the snapshot is built, and
 where it cannot be, guests start from main.mjs and runs do not depend on it."""
 
@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from tether import Limits, PoolConfig, Runtime, Status
-from tether.host import node_snapshot
-from tether.host.guests import Interpreters, guest_command, node_flags
-from tether.host.sandbox import detect
+from tether.host.guests import node_snapshot
+from tether.host.guests.languages import Interpreters, guest_command, node_flags
+from tether.host.sandbox.profiles import detect
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
 
@@ -42,7 +42,7 @@ def snapshots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _argv(limits: Limits | None = None) -> tuple[str, ...]:
-    return guest_command("javascript", "/nonexistent", limits or Limits(), Interpreters()).argv
+    return guest_command("javascript", "/nonexistent", limits or Limits()).argv
 
 
 async def _add(a: int, b: int) -> int:

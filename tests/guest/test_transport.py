@@ -15,15 +15,15 @@ from collections.abc import Sequence
 import pytest
 
 from tether.codec import NEED_DATA, Binding, Call, Connection, Done, Hello, Role, Run, RunLimits
-from tether.host.guests import Interpreters, guest_command
+from tether.host.guests.languages import guest_command
+from tether.host.guests.process import spawn
 from tether.host.limits import Limits
-from tether.host.process import spawn
 
 
 async def _start(language: str, transport: str) -> tuple[int, str, bytes]:
     workdir = tempfile.mkdtemp(prefix="tether-transport-")
     try:
-        command = guest_command(language, workdir, Limits(), Interpreters())
+        command = guest_command(language, workdir, Limits())
         child = spawn(command.argv, {**command.env, "TETHER_TRANSPORT": transport},
                       raw_output_bytes=65536)
         try:
@@ -78,7 +78,7 @@ async def _run_over_stdio(language: str, source: str, argv: Sequence[str] | None
     ``end_at_call``: the stream ends at the first CALL, left unanswered."""
     workdir = tempfile.mkdtemp(prefix="tether-transport-")
     try:
-        command = guest_command(language, workdir, Limits(), Interpreters())
+        command = guest_command(language, workdir, Limits())
         process = await asyncio.create_subprocess_exec(
             *(argv or command.argv), stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
@@ -171,7 +171,7 @@ def test_the_python_guest_leaves_its_carriers_stdin_as_it_was() -> None:
     with O_ASYNC, which is a flag of the open file description. A carrier
     that holds the same pipe (here a shell that waits for the guest) keeps
     its own flags: the guest reopens the pipe for itself."""
-    guest = guest_command("python", "/", Limits(), Interpreters()).argv
+    guest = guest_command("python", "/", Limits()).argv
     argv = ["sh", "-c", '"$@"; exit $?', "sh", *guest]
     events, stderr = asyncio.run(_run_over_stdio("python", CARRIER_FLAGS, argv))
     assert isinstance(events[-1], Done) and events[-1].value == 0, (events[-1], stderr)

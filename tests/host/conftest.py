@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from tether import Limits, PoolConfig, RunResult, Runtime
-from tether.host import node_snapshot
-from tether.host.channel import SEND_BUFFER_BYTES
+from tether.host.aio.channel import SEND_BUFFER_BYTES
+from tether.host.guests import node_snapshot
 
 #: Programs that start processes of their own put this in their argv, so the
 #: leak check can find every one of them. It names this test session, so
@@ -199,7 +199,7 @@ def nothing_leaks() -> Iterator[None]:
     assert not leaked_fds, "descriptors leaked: " + ", ".join(
         f"{fd} -> {_target(fd)}" for fd in sorted(leaked_fds, key=int))
     assert set(Path(tempfile.gettempdir()).glob("tether-run-*")) <= dirs_before
-    # No child, not even a zombie. A Node snapshot's build (host/node_snapshot.py)
+    # No child, not even a zombie. A Node snapshot's build (host/guests/node_snapshot.py)
     # is a child of ours while it runs, reaped by the thread that waits for it.
     deadline = time.monotonic() + node_snapshot.BUILD_TIMEOUT
     while True:

@@ -13,14 +13,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tether.host import cgroups, owners
+from tether.host.sandbox import cgroups, owners
 
 writable = pytest.mark.skipif(cgroups.available().version is None,
                               reason=cgroups.available().detail)
 
 #: A host of its own: its first group sweeps what dead hosts left.
 SWEEPS = """
-from tether.host import cgroups
+from tether.host.sandbox import cgroups
 print(cgroups.sweep_orphans())
 """
 

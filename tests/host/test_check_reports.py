@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from tether import Runtime, Status
-from tether.host import check_python
-from tether.host.check import MAX_CHECK_SOURCE_BYTES
-from tether.host.checkers import NotChecked
+from tether.host.check import python as check_python
+from tether.host.check.checker import MAX_CHECK_SOURCE_BYTES
+from tether.host.check.processes import NotChecked
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The extras of the framework integrations, each of which checks every program.

@@ -31,10 +31,10 @@ import pytest
 
 from tether import PoolConfig, RunResult, Runtime, Status, SyscallFilter
 from tether.conformance.runner import NOT_APPLICABLE, check_guest, our_guest
-from tether.host import confinement, seccomp
-from tether.host.guests import GuestCommand
-from tether.host.sandbox import detect
-from tether.host.seccomp import CLONE_NAMESPACES, CLONE_NEWTIME, available
+from tether.host.guests.languages import GuestCommand
+from tether.host.sandbox import confinement, seccomp
+from tether.host.sandbox.profiles import detect
+from tether.host.sandbox.seccomp import CLONE_NAMESPACES, CLONE_NEWTIME, available
 
 from .conftest import MARKER, _Shared, pick
 

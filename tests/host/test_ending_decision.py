@@ -8,9 +8,10 @@ import signal
 import pytest
 
 from tether.codec import Done, ErrorCode, ProgramError
-from tether.host.endings import at_memory_limit, done_ending, exit_ending
-from tether.host.guests import NODE_MIN_DATA
+from tether.host.guests.languages import NODE_MIN_DATA
+from tether.host.guests.memory import at_memory_limit
 from tether.host.result import Status
+from tether.host.run.endings import done_ending, exit_ending
 
 MiB = 1024 * 1024
 HEAP = "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory"

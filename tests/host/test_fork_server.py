@@ -13,11 +13,11 @@ import pytest
 
 from tether import PoolConfig, Runtime, Status
 from tether.host import runtime as runtime_module
-from tether.host.guests import GuestCommand
-from tether.host.launch import StartedGuest
+from tether.host.guests.languages import GuestCommand
+from tether.host.guests.launch import StartedGuest
+from tether.host.guests.pool import SpawnStarter
 from tether.host.limits import Limits
-from tether.host.pool import SpawnStarter
-from tether.host.sandbox import Sandbox, detect
+from tether.host.sandbox.profiles import Sandbox, detect
 
 from .conftest import gone
 

@@ -22,9 +22,9 @@ import pytest
 
 from tether import RunResult, Runtime, Status
 from tether.codec import Call, FrameType, Output, Stream, encode_frame, encode_payload
-from tether.host.channel import READ_SIZE
-from tether.host.reader import TURN_BYTES, Reader
-from tether.host.sandbox import detect
+from tether.host.aio.channel import READ_SIZE
+from tether.host.aio.reader import TURN_BYTES, Reader
+from tether.host.sandbox.profiles import detect
 
 from .conftest import (
     BLOCK,
@@ -102,7 +102,7 @@ return [found, process.env.TETHER_TEST_SECRET ?? null, fs.readdirSync('/root').s
     assert all("hunter2" not in text for text in found)
     assert env_secret is None
     # Only the interpreter's own directory, and for Node tether's cache of
-    # startup snapshots (host/node_snapshot.py), where they are under /root.
+    # startup snapshots (host/guests/node_snapshot.py), where they are under /root.
     assert set(root_listing) <= {".pyenv", ".cache"}
     assert ".cache" not in root_listing or lang == "javascript"
 

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from tether import Limits, Runtime, Status
-from tether.host.check import CHECK_TIMEOUT, MAX_CHECK_SOURCE_BYTES, Checker
-from tether.host.sandbox import detect
+from tether.host.check.checker import CHECK_TIMEOUT, MAX_CHECK_SOURCE_BYTES, Checker
+from tether.host.sandbox.profiles import detect
 
 pytestmark = pytest.mark.filterwarnings("ignore:tether. sandbox='process'")
 

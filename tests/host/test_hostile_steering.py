@@ -35,8 +35,8 @@ from tether import (
     SyncRuntime,
     requires_approval,
 )
-from tether.host import checkpoints
-from tether.host.checkpoints import CheckpointError
+from tether.host.run import checkpoints
+from tether.host.run.checkpoints import CheckpointError
 
 from .conftest import _Shared, pick, quick
 

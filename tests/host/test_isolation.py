@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 
 from tether import Limits, PoolConfig, RunResult, Runtime, Status
-from tether.host import cgroups
-from tether.host.sandbox import detect
+from tether.host.sandbox import cgroups
+from tether.host.sandbox.profiles import detect
 
 from .conftest import pick, quick, until_ready
 

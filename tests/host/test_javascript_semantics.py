@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from tether import Limits, RunResult, Runtime, Status
-from tether.host import node_snapshot
-from tether.host.guests import Interpreters, guest_command, node_flags
+from tether.host.guests import node_snapshot
+from tether.host.guests.languages import Interpreters, guest_command, node_flags
 
 from .conftest import run
 
@@ -323,7 +323,7 @@ def test_the_fixes_hold_from_the_snapshot_and_from_main(
         monkeypatch.setattr(node_snapshot, name, {})
     built = node_snapshot.build(Interpreters().node_path(), node_flags(Limits()))
     assert built.returncode == 0, built.stderr
-    argv = guest_command("javascript", "/nonexistent", Limits(), Interpreters()).argv
+    argv = guest_command("javascript", "/nonexistent", Limits()).argv
     assert "--snapshot-blob" in argv
     # NODE_OPTIONS of the caller's own: its guests start from main.mjs.
     env = {"NODE_OPTIONS": "--max-semi-space-size=32"} if start == "main" else None

@@ -25,8 +25,8 @@ from tether import (
     Status,
     SyncRuntime,
 )
-from tether.host.launch import GuestProcess, Remote
-from tether.host.remote import Stream, over_stream
+from tether.host.guests.launch import GuestProcess, Remote
+from tether.host.guests.remote import Stream, over_stream
 
 from .conftest import quick, until_ready
 
@@ -240,7 +240,7 @@ def test_a_kill_that_hangs_is_not_run_again(tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """R-STDIO-6: an engine's kill that runs out of time says the engine is
     stuck, not that the guest was going: it is not run a second time."""
-    from tether.host import launch
+    from tether.host.guests import launch
 
     monkeypatch.setattr(launch, "REMOTE_STOP_TIMEOUT", 0.3)
     argv = ["sh", "-c", 'trap "" TERM; "$@"; while :; do sleep 0.05; done', "sh", *GUEST]
@@ -350,8 +350,8 @@ def test_a_closed_runtime_has_waited_for_its_streams_to_close() -> None:
 
 
 def test_javascript_over_a_commands_stdio() -> None:
-    pytest.importorskip("tether.host.guests")
-    from tether.host.guests import GuestUnavailable, Interpreters
+    pytest.importorskip("tether.host.guests.languages")
+    from tether.host.guests.languages import GuestUnavailable, Interpreters
 
     try:
         Interpreters().node_path()
@@ -403,7 +403,7 @@ def test_a_kill_command_that_hangs_cannot_hold_the_run(tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """R-STDIO-6: the run returns even when the engine's kill never ends;
     the kill command is ended too."""
-    from tether.host import launch
+    from tether.host.guests import launch
 
     monkeypatch.setattr(launch, "REMOTE_STOP_TIMEOUT", 0.5)
     marker = f"tether-hanging-kill-{os.getpid()}"
@@ -502,7 +502,7 @@ def test_a_guest_started_after_the_runs_time_is_up_is_ended() -> None:
 def test_a_warm_start_that_hangs_is_given_up(monkeypatch: pytest.MonkeyPatch) -> None:
     """A guest started ahead for the pool has START_TIMEOUT to be ready;
     a launcher's start that hangs is cancelled then, the Runtime still open."""
-    from tether.host import pool
+    from tether.host.guests import pool
 
     monkeypatch.setattr(pool, "START_TIMEOUT", 0.3)
     launcher = StartsSlowly(3600)
@@ -537,7 +537,7 @@ def test_a_launcher_whose_aclose_fails_still_lets_the_runtime_close(
         how: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The launcher's aclose is bounded and logged like its other hooks:
     the Runtime closes its checker and its binding threads all the same."""
-    from tether.host import launch
+    from tether.host.guests import launch
 
     monkeypatch.setattr(launch, "REMOTE_STOP_TIMEOUT", 0.3)
     closed: list[str] = []
@@ -566,7 +566,7 @@ def test_a_stream_whose_close_hangs_leaves_no_task_or_socket_behind(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A Stream.close that never ends is given REMOTE_STOP_TIMEOUT; the
     pump's task ends and its socket is closed before the Runtime is."""
-    from tether.host import launch
+    from tether.host.guests import launch
 
     monkeypatch.setattr(launch, "REMOTE_STOP_TIMEOUT", 0.3)
     launcher = OverAStream(close_hangs=True)

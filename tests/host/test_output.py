@@ -7,7 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tether.host.output import CappedOutput
+from tether.host.run.output import CappedOutput
 
 MARKER = re.compile(r"\n?\[tether: (\d+) bytes of output dropped\]\n")
 pieces = st.lists(st.tuples(st.sampled_from(["stdout", "stderr"]),

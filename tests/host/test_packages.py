@@ -17,7 +17,7 @@ import pytest
 
 import tether
 from tether import PoolConfig, RunResult, Runtime, Sandbox
-from tether.host.sandbox import detect
+from tether.host.sandbox.profiles import detect
 
 NAMESPACES = detect().namespaces
 #: Every way a Python guest starts: cold, from a pool, forked by the template.
@@ -147,7 +147,7 @@ def test_node_packages_are_required_by_programs(tmp_path: Path) -> None:
 
 
 def test_the_importable_modules_are_listed_for_describing_the_runtime(venv: Path) -> None:
-    from tether.host.guests import Packages
+    from tether.host.guests.languages import Packages
 
     packages = Packages.prepare(venv, None, (), sys.executable)
     assert "tinypkg" in packages.python_modules()

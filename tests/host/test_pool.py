@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from tether import Limits, PoolConfig, Runtime, Status
-from tether.host.launch import StartedGuest
-from tether.host.pool import ForkStarter
+from tether.host.guests.launch import StartedGuest
+from tether.host.guests.pool import ForkStarter
 
 from .conftest import alive, until_ready
 

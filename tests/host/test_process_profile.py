@@ -10,7 +10,7 @@ import warnings
 import pytest
 
 from tether import RunResult, Runtime, Sandbox, SandboxUnavailable, Status
-from tether.host import sandbox as sandbox_module
+from tether.host.sandbox import profiles as sandbox_module
 
 from .conftest import SPIN, no_marked_processes, pick, quick, run
 

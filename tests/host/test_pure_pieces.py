@@ -16,14 +16,14 @@ import pytest
 
 from tether import Limits
 from tether.codec import Call, Done, ErrorCode, Run, decode_payload, encode_payload
-from tether.host.bindings import prepare_bindings
-from tether.host.channel import channel_pair
-from tether.host.checkpoints import CheckpointKeys, LoggedCall, open_checkpoint
+from tether.host.aio.channel import channel_pair
+from tether.host.bindings.prepared import prepare_bindings
+from tether.host.guests.process import readable
 from tether.host.limits import MAX_CPU_SECONDS, MAX_RESOURCE
-from tether.host.process import readable
-from tether.host.request import RunRequest
-from tether.host.serving import binding_error, result_for
-from tether.host.variables import returned_variables_problem
+from tether.host.run.checkpoints import CheckpointKeys, LoggedCall, open_checkpoint
+from tether.host.run.request import RunRequest
+from tether.host.run.serving import binding_error, result_for
+from tether.host.run.variables import returned_variables_problem
 
 from .conftest import granted_send_buffer
 
@@ -32,7 +32,7 @@ CALL = Call(id=7, name="get", args=[], kwargs={})
 
 def test_a_channel_pair_sends_from_larger_buffers_never_smaller() -> None:
     """Both ends get what asking for SEND_BUFFER_BYTES grants, where that is
-    more than the kernel's default (host/channel.py)."""
+    more than the kernel's default (host/aio/channel.py)."""
     plain, other = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     with plain, other:
         default = plain.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)

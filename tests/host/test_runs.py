@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tether import Binding, Limits, Runtime, Status
-from tether.host.channel import Channel
+from tether.host.aio.channel import Channel
 
 from .conftest import granted_send_buffer, pick, quick, run
 
@@ -61,7 +61,7 @@ def test_a_large_result_leaves_the_host_in_one_write(lang: str,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """A binding's 1 MB value goes out in one sendmsg, not in turns of the
     kernel's default send buffer, each waiting for the guest to read
-    (host/channel.py, SEND_BUFFER_BYTES); the channel's outbox is then
+    (host/aio/channel.py, SEND_BUFFER_BYTES); the channel's outbox is then
     never flushed later."""
     if granted_send_buffer() < 1_100_000:
         pytest.skip("net.core.wmem_max keeps a socket's send buffer below 1.1 MB here")

@@ -14,9 +14,9 @@ import tempfile
 
 import pytest
 
-from tether.host.process import CappedBuffer, Child
-from tether.host.sandbox import detect
-from tether.host.zygote import ZygoteError, _pid_of
+from tether.host.guests.process import CappedBuffer, Child
+from tether.host.guests.zygote import ZygoteError, _pid_of
+from tether.host.sandbox.profiles import detect
 
 #: Runs once, then again with almost no descriptors left to the host, then
 #: once more: prints each result's status and error.

@@ -34,12 +34,15 @@ def test_it_takes_every_argument_the_runtime_takes() -> None:
     """state.md: ``SyncRuntime`` takes the Runtime's arguments."""
     import inspect
 
-    from tether import Runtime
+    from tether import RunSession, Runtime, SyncRunSession
 
-    runtime = set(inspect.signature(Runtime).parameters)
-    assert runtime - set(inspect.signature(SyncRuntime).parameters) == set()
-    run_options = set(inspect.signature(Runtime.resume).parameters)
-    assert run_options - set(inspect.signature(SyncRuntime.resume).parameters) == set()
+    def parameters(f: object) -> object:
+        return inspect.signature(f).parameters  # type: ignore[arg-type]
+
+    assert parameters(SyncRuntime) == parameters(Runtime)
+    for method in ("run", "resume", "session"):
+        assert parameters(getattr(SyncRuntime, method)) == parameters(getattr(Runtime, method))
+    assert parameters(SyncRunSession.run) == parameters(RunSession.run)
     with SyncRuntime(pool=PoolConfig(size=0), check=True, approve=None) as rt:
         assert rt.runtime.check_before_run
         assert rt.run("return 1").value == 1

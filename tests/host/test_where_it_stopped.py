@@ -13,7 +13,7 @@ import pytest
 from tether import PoolConfig, RunResult, Runtime, Status
 from tether.codec import encode_payload
 from tether.codec.frames import encode_frame
-from tether.host.sandbox import detect
+from tether.host.sandbox.profiles import detect
 
 from .conftest import pick, quick, run
 

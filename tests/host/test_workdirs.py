@@ -1,4 +1,4 @@
-"""A run's work directory is named after its host (host/owners.py): those a
+"""A run's work directory is named after its host (host/sandbox/owners.py): those a
 host killed with SIGKILL left are removed by the next host's first run, and
 a live host's, another PID namespace's and names not of tether's are kept.
 Whatever a program left in one, unreadable directories too, is removed."""
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from tether.host import owners
-from tether.host.launch import WORKDIR_PREFIX, sweep_workdirs
-from tether.host.process import remove_tree
+from tether.host.guests.launch import WORKDIR_PREFIX, sweep_workdirs
+from tether.host.guests.process import remove_tree
+from tether.host.sandbox import owners
 
 #: A host that runs once and then waits with its Runtime open (its pool's
 #: guests and template each hold a work directory) until it is killed.

@@ -10,8 +10,15 @@ import weakref
 from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import Any
 
-from tether.host import Limits, RunEvent, RunResult, Runtime, SyncRuntime, prompt
-from tether.host.bindings import BindingsArg, describe_bindings
+from tether.host import (
+    Limits,
+    RunEvent,
+    RunResult,
+    Runtime,
+    SyncRuntime,
+)
+from tether.host.bindings import prompt
+from tether.host.bindings.prepared import BindingsArg, describe_bindings
 
 #: The name of the tool every integration offers.
 RUN_CODE = "run_code"

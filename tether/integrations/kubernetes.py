@@ -40,9 +40,9 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
-from tether.host.launch import GuestProcess, GuestStartError, Remote
+from tether.host.guests.launch import GuestProcess, GuestStartError, Remote
+from tether.host.guests.remote import Launcher, Stream, command_line, guest_name_for, over_stream
 from tether.host.limits import Limits
-from tether.host.remote import Launcher, Stream, command_line, guest_name_for, over_stream
 
 __all__ = ["CHANNEL_PROTOCOLS", "GUEST_COMMAND", "ExecError", "ExecStream", "Pod", "PodLauncher",
            "PodSource", "PodTemplate", "WarmPoolClaim", "exec_url"]

@@ -49,7 +49,7 @@ from langgraph.runtime import get_runtime
 from langgraph.types import Command
 
 from tether.host import Binding, Limits, Runtime, Suspend, describe
-from tether.host.approvals import DENIED
+from tether.host.run.approvals import DENIED
 
 from . import _common
 from ._awaited import awaited

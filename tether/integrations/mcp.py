@@ -26,7 +26,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 
 from tether.host import Binding, Limits, Runtime
-from tether.host.bindings import BindingsArg, describe_bindings
+from tether.host.bindings.prepared import BindingsArg, describe_bindings
 
 from . import _common
 

@@ -66,7 +66,7 @@ from openai.types.responses import (
 from pydantic import BaseModel, Field
 
 from tether.host import Binding, Limits, RunResult, Runtime, Suspend
-from tether.host.approvals import DENIED
+from tether.host.run.approvals import DENIED
 
 from . import _common
 
@@ -187,7 +187,7 @@ class _ProgramModel(Model):
     def __init__(self, programs: _Programs) -> None:
         self.programs = programs
 
-    async def get_response(self, system_instructions: str | None,  # noqa: PLR0917 - the SDK's
+    async def get_response(self, system_instructions: str | None,
                            input: str | list[TResponseInputItem],
                            model_settings: ModelSettings, tools: list[Tool],
                            output_schema: AgentOutputSchemaBase | None,

@@ -52,7 +52,7 @@ from pydantic_ai.toolsets.abstract import ToolsetTool
 from pydantic_core import SchemaValidator, core_schema
 
 from tether.host import Binding, Limits, Printed, RunEvent, RunResult, Runtime, Suspend
-from tether.host.approvals import DENIED
+from tether.host.run.approvals import DENIED
 
 from . import _common
 

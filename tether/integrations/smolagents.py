@@ -26,7 +26,7 @@ from typing import Any
 from smolagents.local_python_executor import CodeOutput, PythonExecutor
 
 from tether.host import Limits, SyncRuntime
-from tether.host.variables import variable_problem
+from tether.host.run.variables import variable_problem
 
 from . import _common
 from ._awaited import FINAL_ANSWER, awaited

@@ -1,0 +1,2 @@
+"""What confines a guest: the isolation profiles and bwrap, cgroups,
+the seccomp filter, Landlock, and where tether's own files are."""
