@@ -74,8 +74,8 @@ _state = _State()
 
 
 def reset() -> None:
-    """A fresh state, for a process that runs more than one program one
-    after another (the in-memory guest: host/memory.py); a guest process
+    """A fresh state, for a process that runs programs one after another
+    (the tests' in-memory guest, tests/memory_guest.py); a guest process
     runs one, and never needs it."""
     global _state
     _state = _State()

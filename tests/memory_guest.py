@@ -1,6 +1,8 @@
 """The in-memory guest: the CPython guest's own shim, run on a thread of the
 host's process over a socket pair, behind the launcher interface
 (``Runtime(launcher=MemoryLauncher())``). No child process is started.
+A test harness, not a module of the package: the host meets the guests
+only in the codec, and here the two share a process.
 
 It is for tests of the engine (the protocol, binding calls, events,
 approvals, checkpoints, variables, results), not of the sandbox: the program
@@ -52,11 +54,10 @@ from tether.codec import (
 from tether.guest.python import interrupt, shim
 from tether.guest.python.aio import new_loop
 from tether.guest.python.channel import Channel
-
-from .launch import GuestProcess, GuestStartError, Remote
-from .limits import Limits
-from .process import CappedBuffer
-from .remote import Launcher, StreamChild
+from tether.host.launch import GuestProcess, GuestStartError, Remote
+from tether.host.limits import Limits
+from tether.host.process import CappedBuffer
+from tether.host.remote import Launcher, StreamChild
 
 __all__ = ["GuestStopped", "MemoryLauncher"]
 
