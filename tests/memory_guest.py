@@ -54,6 +54,7 @@ from tether.codec import (
 from tether.guest.python import interrupt, shim
 from tether.guest.python.aio import new_loop
 from tether.guest.python.channel import Channel
+from tether.host.channel import channel_pair
 from tether.host.launch import GuestProcess, GuestStartError, Remote
 from tether.host.limits import Limits
 from tether.host.process import CappedBuffer
@@ -85,7 +86,7 @@ class MemoryLauncher(Launcher):
         if language != "python":
             raise GuestStartError(f"the in-memory guest runs Python, not {language!r}")
         loop = asyncio.get_running_loop()
-        host_end, guest_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        host_end, guest_end = channel_pair()  # as a local guest's
         host_end.setblocking(False)
         exited: asyncio.Future[int] = loop.create_future()
         guest = _Thread(guest_end, lambda code: _report(loop, exited, code))
