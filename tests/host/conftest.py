@@ -231,25 +231,23 @@ def gone(pid: int, within: float = 5.0) -> bool:
 
 
 def _another_workers(pid: int) -> bool:
-    """Whether ``pid`` was started by another pytest-xdist worker of this
-    checkout, which checks its own (a guest of ours, or one left without a
-    parent, is ours to find)."""
-    me = os.environ.get("PYTEST_XDIST_WORKER")
-    if me is None:
+    """Whether ``pid`` was started by another pytest-xdist worker (a child
+    of the same controller), which checks its own; a guest of ours, or one
+    left without a parent, is ours to find."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
         return False
-    seen = 0
-    while pid > 1 and pid != os.getpid() and seen < 64:
+    controller = os.getppid()
+    for _ in range(64):
+        if pid <= 1 or pid == os.getpid():
+            return False
         try:
-            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
             status = Path(f"/proc/{pid}/status").read_text()
         except OSError:
             return False
-        worker = next((e.split(b"=", 1)[1] for e in environ
-                       if e.startswith(b"PYTEST_XDIST_WORKER=")), None)
-        if worker is not None and worker != me.encode():
+        parent = int(status.split("\nPPid:", 1)[1].split()[0])
+        if parent == controller:
             return True
-        pid = int(status.split("\nPPid:", 1)[1].split()[0])
-        seen += 1
+        pid = parent
     return False
 
 
