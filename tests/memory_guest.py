@@ -25,7 +25,11 @@ its only program and a thread cannot:
 - stopping it: the end of its stream, then an exception raised into its
   thread (``GuestStopped``) where it computes; a program blocked in a
   system call (``time.sleep``) keeps its thread until the call returns.
-  Timeouts, kills, limits and crashes are for real guests.
+  Timeouts, kills, limits and crashes are for real guests;
+- the program compiles on its thread while the host's own code runs: on
+  CPython 3.11 the AST constructor's recursion counter is shared by threads,
+  and a compile that meets another thread's may fail with "SystemError:
+  AST constructor recursion depth mismatch" (seen once in ~700 runs).
 """
 
 from __future__ import annotations
