@@ -48,7 +48,7 @@ class Channel:
     driven by the event loop."""
 
     def __init__(self, read_fd: int = CHANNEL_FD, write_fd: int = CHANNEL_FD) -> None:
-        self.sock = socket.socket(fileno=CHANNEL_FD) if read_fd == write_fd else None
+        self.sock = socket.socket(fileno=read_fd) if read_fd == write_fd else None
         self.read_fd, self.write_fd = read_fd, write_fd
         self.conn = Connection(Role.GUEST, reserve_payloads=True)  # the host is trusted
         self._lock = threading.Lock()  # program threads print too

@@ -73,6 +73,14 @@ class _State:
 _state = _State()
 
 
+def reset() -> None:
+    """A fresh state, for a process that runs programs one after another
+    (the tests' in-memory guest, tests/memory_guest.py); a guest process
+    runs one, and never needs it."""
+    global _state
+    _state = _State()
+
+
 def arm(channel: int) -> None:
     """From now on a SIGTERM that follows a frame from the host on
     ``channel`` (its CANCEL) interrupts the program; before, and for any

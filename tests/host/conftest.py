@@ -1,5 +1,8 @@
-"""Host tests run real guests. After the whole session nothing may be left:
-no process started by a run, no descriptor, no work directory."""
+"""Host tests run real guests, or, in a module marked ``memory_guest``, the
+in-memory guest (tests/memory_guest.py) for their Python runs: the tests
+that check the engine, not the sandbox. After the whole session nothing
+may be left: no process started by a run, no descriptor, no work
+directory, no in-memory guest's thread."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ import asyncio
 import os
 import socket
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +22,8 @@ from tether import Limits, PoolConfig, RunResult, Runtime
 from tether.host.aio.channel import SEND_BUFFER_BYTES
 from tether.host.guests import node_snapshot
 
+from ..memory_guest import MemoryLauncher
+
 #: Programs that start processes of their own put this in their argv, so the
 #: leak check can find every one of them. It names this test session, so
 #: suites running side by side (other checkouts) do not see each other's.
@@ -28,10 +34,42 @@ _CHECKOUT = str(Path(__file__).resolve().parents[2])
 
 class _Shared:
     """One event loop and one Runtime for the whole session, so most runs
-    take a warm guest from its pool, as in an application."""
+    take a warm guest from its pool, as in an application; and one whose
+    guests are in-memory ones, for the tests of the engine."""
 
     loop: asyncio.AbstractEventLoop | None = None
     runtime: Runtime | None = None
+    memory: Runtime | None = None
+    #: The running test's Python runs use ``memory`` (a memory_guest test).
+    in_memory = False
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "memory_guest: the test's Python runs (through conftest's run) use the "
+                   "in-memory guest; it checks the engine, not the sandbox")
+    config.addinivalue_line(
+        "markers", "real_guest: a test of a memory_guest module that needs a guest process")
+
+
+@pytest.fixture(autouse=True)
+def _guest_kind(request: pytest.FixtureRequest) -> Iterator[None]:
+    _Shared.in_memory = request.node.get_closest_marker("memory_guest") is not None \
+        and request.node.get_closest_marker("real_guest") is None
+    yield
+    _Shared.in_memory = False
+
+
+def runtime_for(language: str = "python") -> Runtime:
+    """The shared Runtime a run in ``language`` uses in the running test."""
+    runtime = _Shared.memory if _Shared.in_memory and language == "python" else _Shared.runtime
+    assert runtime is not None
+    return runtime
+
+
+def memory_runtime(**options: Any) -> Runtime:
+    """A Runtime whose guests are in-memory ones (Python only)."""
+    return Runtime(launcher=MemoryLauncher(), **options)
 
 
 def run(source: str, **kwargs: Any) -> RunResult:
@@ -43,18 +81,26 @@ def run(source: str, **kwargs: Any) -> RunResult:
                 return await rt.run(source, **kwargs)
 
         return asyncio.run(go())
-    assert _Shared.loop is not None and _Shared.runtime is not None
-    return _Shared.loop.run_until_complete(_Shared.runtime.run(source, **kwargs))
+    assert _Shared.loop is not None
+    runtime = runtime_for(kwargs.get("language", "python"))
+    return _Shared.loop.run_until_complete(runtime.run(source, **kwargs))
 
 
 @pytest.fixture(scope="session", autouse=True)
 def shared_runtime(nothing_leaks: None) -> Iterator[None]:
     _Shared.loop = asyncio.new_event_loop()
     _Shared.runtime = Runtime(pool=PoolConfig(size=2, prestart=("python", "javascript")))
+    _Shared.memory = memory_runtime(pool=PoolConfig(size=2, prestart=("python",)))
     _Shared.loop.run_until_complete(_Shared.runtime.__aenter__())
+    _Shared.loop.run_until_complete(_Shared.memory.__aenter__())
     yield
+    _Shared.loop.run_until_complete(_Shared.memory.aclose())
     _Shared.loop.run_until_complete(_Shared.runtime.aclose())
     _Shared.loop.close()
+    left = [t for t in threading.enumerate() if t.name == "tether-memory-guest"]
+    for thread in left:
+        thread.join(5.0)
+    assert not [t for t in left if t.is_alive()], "in-memory guests' threads left running"
 
 
 LANGUAGES = ["python", "javascript"]
@@ -184,6 +230,27 @@ def gone(pid: int, within: float = 5.0) -> bool:
     return True
 
 
+def _another_workers(pid: int) -> bool:
+    """Whether ``pid`` was started by another pytest-xdist worker (a child
+    of the same controller), which checks its own; a guest of ours, or one
+    left without a parent, is ours to find."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return False
+    controller = os.getppid()
+    for _ in range(64):
+        if pid <= 1 or pid == os.getpid():
+            return False
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            return False
+        parent = int(status.split("\nPPid:", 1)[1].split()[0])
+        if parent == controller:
+            return True
+        pid = parent
+    return False
+
+
 @pytest.fixture(scope="session", autouse=True)
 def nothing_leaks() -> Iterator[None]:
     fds_before = set(os.listdir("/proc/self/fd"))
@@ -191,7 +258,8 @@ def nothing_leaks() -> Iterator[None]:
     yield
     guests = [pid for script in ("python/main.py", "node/main.mjs", "python/check.py",
                                  "node/check.mjs")
-              for pid in _processes_with(f"{_CHECKOUT}/guest/{script}")]
+              for pid in _processes_with(f"{_CHECKOUT}/guest/{script}")
+              if not _another_workers(pid)]
     leaked_pids = [p for p in _processes_with(MARKER) + guests if alive(p)]
     assert not leaked_pids, "processes left behind:\n" + "\n".join(
         f"{p}: {_describe(p)}" for p in leaked_pids)

@@ -18,6 +18,8 @@ from tether import PoolConfig, RunResult, Runtime, Status
 
 from .conftest import pick, quick, run
 
+pytestmark = pytest.mark.memory_guest
+
 #: The program calls ``bad()``, catches what the call raises, and returns its
 #: type; then it calls ``fine()``, to show that the run goes on.
 CATCH = {

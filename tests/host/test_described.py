@@ -18,7 +18,9 @@ from tether import Binding, Runtime, Status
 from tether.demo import BINDINGS as DEMO
 from tether.host.result import CheckReport
 
-from .conftest import _Shared, pick, run
+from .conftest import _Shared, pick, run, runtime_for
+
+pytestmark = pytest.mark.memory_guest
 
 
 async def search(query: str, limit: int = 3) -> list[str]:
@@ -94,8 +96,7 @@ def test_a_models_result_has_the_keys_its_declaration_shows() -> None:
     async def me() -> User:
         return User(userId=7)
 
-    rt = _Shared.runtime
-    assert rt is not None
+    rt = runtime_for()
     assert "userId" in rt.describe({"me": me})
     result = run("return await me()", bindings={"me": me})
     assert result.status is Status.OK, result.error

@@ -38,7 +38,9 @@ from tether import (
 from tether.host.run import checkpoints
 from tether.host.run.checkpoints import CheckpointError
 
-from .conftest import _Shared, pick, quick
+from .conftest import _Shared, pick, quick, runtime_for
+
+pytestmark = pytest.mark.memory_guest
 
 
 def _within(coroutine: Any, seconds: float = 60) -> Any:
@@ -48,9 +50,8 @@ def _within(coroutine: Any, seconds: float = 60) -> Any:
     return _Shared.loop.run_until_complete(asyncio.wait_for(coroutine, seconds))
 
 
-def _runtime() -> Runtime:
-    assert _Shared.runtime is not None
-    return _Shared.runtime
+def _runtime(language: str = "python") -> Runtime:
+    return runtime_for(language)
 
 
 # -- approvals -----------------------------------------------------------------------
@@ -80,7 +81,7 @@ def test_a_program_that_keeps_an_approval_waiting_still_times_out(lang: str) -> 
                                 "    await asyncio.sleep(0.05)",
                    javascript="while (true) {\n  wipe().catch(() => {})\n"
                               "  await new Promise((r) => setTimeout(r, 50))\n}")
-    result = _within(_runtime().run(program, language=lang, bindings=[wipe],
+    result = _within(_runtime(lang).run(program, language=lang, bindings=[wipe],
                                     approve=slow_person,
                                     limits=quick(timeout=1, approval_pause=1)))
     assert result.status == Status.TIMEOUT, result.error
@@ -88,12 +89,13 @@ def test_a_program_that_keeps_an_approval_waiting_still_times_out(lang: str) -> 
 
 
 def test_one_approval_longer_than_the_pause_ends_in_a_timeout(lang: str) -> None:
-    result = _within(_runtime().run("return await wipe()", language=lang, bindings=[wipe],
+    result = _within(_runtime(lang).run("return await wipe()", language=lang, bindings=[wipe],
                                     approve=away,
                                     limits=quick(timeout=0.5, approval_pause=0.5)), 30)
     assert result.status == Status.TIMEOUT, result.error
 
 
+@pytest.mark.real_guest  # the guest's CPU limit
 def test_a_program_computing_while_an_approval_waits_meets_its_cpu_limit(lang: str) -> None:
     """The clock stands still for the approval; the program's CPU time does
     not (``cpu_seconds``: ``timeout`` + 1 by default)."""
@@ -101,7 +103,7 @@ def test_a_program_computing_while_an_approval_waits_meets_its_cpu_limit(lang: s
                                 "await asyncio.sleep(0.1)\nwhile True:\n    pass",
                    javascript="wipe()\nawait new Promise((r) => setTimeout(r, 100))\n"
                               "while (true) {}")
-    result = _within(_runtime().run(program, language=lang, bindings=[wipe], approve=away,
+    result = _within(_runtime(lang).run(program, language=lang, bindings=[wipe], approve=away,
                                     limits=quick(timeout=1)))
     assert (result.status, result.limit) == (Status.LIMIT, "cpu_seconds"), result.error
 
@@ -402,7 +404,7 @@ def test_a_lagging_stream_holds_a_bounded_number_of_bytes(lang: str) -> None:
 
     async def consume() -> list[Any]:
         items = []
-        stream = _runtime().stream(program, language=lang, bindings=[begin, sink],
+        stream = _runtime(lang).stream(program, language=lang, bindings=[begin, sink],
                                    limits=quick(timeout=60))
         items.append(await anext(stream))  # CallStarted(begin): the program waits for go
         go.set()
@@ -452,7 +454,7 @@ def test_a_suspendable_runs_call_log_is_bounded_in_bytes(lang: str) -> None:
                               "for (let i = 0; i < 8; i++) await sink(x)\n"
                               "try { await ask_manager('?') } catch (e) "
                               "{ return [e.type, e.message] }")
-    result = _within(_runtime().run(program, language=lang, bindings=[sink, ask_manager],
+    result = _within(_runtime(lang).run(program, language=lang, bindings=[sink, ask_manager],
                                     suspendable=True, limits=quick(checkpoint_bytes=2**20)))
     assert result.status == Status.OK, result.error
     assert result.value[0] == "Suspend" and "checkpoint_bytes" in result.value[1]

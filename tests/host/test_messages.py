@@ -3,7 +3,11 @@ message says what and where, in the program's terms."""
 
 from __future__ import annotations
 
+import pytest
+
 from .conftest import pick, run
+
+pytestmark = pytest.mark.memory_guest
 
 
 def test_a_forgotten_await_is_named(lang: str) -> None:

@@ -15,6 +15,8 @@ from tether.host.aio.channel import Channel
 
 from .conftest import granted_send_buffer, pick, quick, run
 
+pytestmark = pytest.mark.memory_guest
+
 
 def test_hello(lang: str) -> None:
     result = run(pick(lang, python='print("hello")\nreturn 42',
@@ -417,6 +419,7 @@ def test_a_python_program_that_exits_ends_the_run(exit_call: str, status: Status
             ("SystemExit", message, 4)
 
 
+@pytest.mark.real_guest  # the guest as a script (threads, fds, pydoc's pager)
 def test_a_python_program_ends_after_its_threads() -> None:
     """R-DONE-9: the program's non-daemon threads are joined before DONE, as
     the interpreter joins them at its exit; idle pool workers and asyncio's
@@ -432,6 +435,7 @@ def test_a_python_program_ends_after_its_threads() -> None:
     assert result.output == "3\n4\nfrom a thread\n"
 
 
+@pytest.mark.real_guest  # the guest as a script (threads, fds, pydoc's pager)
 def test_a_python_program_stopped_with_a_thread_alive_says_where_it_was() -> None:
     """R-DONE-9, R-CANCEL-4: the threads are not waited for when the host
     stopped the program: DONE comes at once, with the line it was on."""
@@ -471,6 +475,7 @@ def test_surrogates_a_python_program_prints_are_replaced_one_by_one() -> None:
     assert run('print("\\ud83d\\ude00", "\\udc80")').output == "\ufffd\ufffd \ufffd\n"
 
 
+@pytest.mark.real_guest  # a deep compile on a thread meets 3.11's shared AST depth count
 def test_annotations_after_a_star_import_are_evaluated() -> None:
     """A name a star import brings is defined where it stands: ``NotRequired``
     from ``from typing import *`` marks an optional key, while a forward
@@ -482,6 +487,7 @@ def test_annotations_after_a_star_import_are_evaluated() -> None:
     assert run(source).value == ["title"]
 
 
+@pytest.mark.real_guest  # the guest as a script (threads, fds, pydoc's pager)
 def test_the_model_reads_what_a_subprocess_wrote() -> None:
     """R-OUTPUT-5: a subprocess writes to the guest's fds 1 and 2, below
     print: it is the program's output, where it was written (after the line
@@ -500,6 +506,7 @@ def test_the_model_reads_what_a_subprocess_wrote() -> None:
     assert report(run("return 2")) == "Returned: 2"
 
 
+@pytest.mark.real_guest  # the guest as a script (threads, fds, pydoc's pager)
 def test_help_without_a_request_shows_pydocs_welcome() -> None:
     result = run("help()")
     assert result.status is Status.OK, result.error
@@ -533,6 +540,7 @@ def test_a_task_that_swallows_its_cancellation_keeps_where_a_timed_out_program_w
     assert result.error is not None and result.error.line == 9, result.error
 
 
+@pytest.mark.real_guest  # what its left tasks hold is finalized at the process's exit
 def test_an_error_raised_in_finally_after_a_return_shows_only_the_program() -> None:
     result = run("try:\n    return 1\nfinally:\n    raise ValueError('cleanup')")
     assert result.status is Status.ERROR and result.error is not None
@@ -709,6 +717,7 @@ def test_raw_output_below_print_is_kept_apart() -> None:
     assert result.raw_stderr == "raw err"
 
 
+@pytest.mark.real_guest  # the guest as a script (threads, fds, pydoc's pager)
 def test_what_a_python_program_writes_to_fds_1_and_2_is_its_output() -> None:
     """R-OUTPUT-5: os.write to fds 1 and 2, before the text printed after it,
     each to its stream, bytes decoded as UTF-8 (a character split between

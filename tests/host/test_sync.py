@@ -15,6 +15,8 @@ from tether import Limits, PoolConfig, SyncRuntime
 
 from .conftest import MARKER, marked_process_alive
 
+pytestmark = pytest.mark.memory_guest
+
 
 def test_a_run_with_a_sync_and_an_async_binding() -> None:
     async def add(a: int, b: int) -> int:

@@ -23,6 +23,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import (  # noqa: E4
 
 from tether.host.tracing import Tracing  # noqa: E402
 
+pytestmark = pytest.mark.memory_guest
+
 
 def add(a: int, b: int) -> int:
     return a + b

@@ -12,7 +12,9 @@ import pytest
 from tether import Limits, RunResult, RunSession
 from tether.codec import FrameType, encode_frame, encode_payload
 
-from .conftest import BLOCK, _Shared, pick, run, write_fd3
+from .conftest import BLOCK, _Shared, pick, run, runtime_for, write_fd3
+
+pytestmark = pytest.mark.memory_guest
 
 _T = TypeVar("_T")
 
@@ -30,8 +32,7 @@ def _on_loop(coro: Coroutine[Any, Any, _T]) -> _T:
 
 
 def _session(**kwargs: Any) -> RunSession:
-    assert _Shared.runtime is not None
-    return _Shared.runtime.session(**kwargs)
+    return runtime_for(kwargs.get("language", "python")).session(**kwargs)
 
 
 def test_every_kind_of_value_goes_in_and_comes_back(lang: str) -> None:
@@ -195,6 +196,7 @@ def test_a_saved_session_restores_as_plain_data() -> None:
     assert _on_loop(go()) == 42
 
 
+@pytest.mark.real_guest  # a session of both guests
 def test_a_session_passes_python_variables_to_javascript() -> None:
     async def go() -> Any:
         async with _session() as s:
@@ -274,6 +276,7 @@ def test_a_huge_javascript_variable_is_left_out_without_converting_it() -> None:
     assert "over what is left of variables_bytes" in result.dropped_variables["rows"]
 
 
+@pytest.mark.real_guest  # the program writes to the guest's fd 3
 @pytest.mark.parametrize("variables", [{"_evil": 1}, {"a b": 1}, {"big": "x" * 5000}])
 def test_a_forged_done_with_bad_variables_is_a_protocol_error(lang: str,
                                                               variables: dict[str, Any]) -> None:
@@ -302,6 +305,7 @@ def test_a_session_keeps_a_variable_a_later_binding_shadows() -> None:
     assert variables == {"total": 1, "other": 2}
 
 
+@pytest.mark.real_guest  # the program writes to the guest's fd 3
 def test_a_forged_done_with_too_many_values_is_a_protocol_error() -> None:
     done = encode_frame(FrameType.DONE, encode_payload(
         {"value": None, "dropped": {}, "variables": {"many": [0] * 2000}}))

@@ -28,7 +28,9 @@ from tether import (
     requires_approval,
 )
 
-from .conftest import LANGUAGES, _Shared, run
+from .conftest import LANGUAGES, _Shared, run, runtime_for
+
+pytestmark = pytest.mark.memory_guest
 
 
 def _go(coroutine: Any) -> Any:
@@ -36,9 +38,8 @@ def _go(coroutine: Any) -> Any:
     return _Shared.loop.run_until_complete(coroutine)
 
 
-def _runtime() -> Runtime:
-    assert _Shared.runtime is not None
-    return _Shared.runtime
+def _runtime(language: str = "python") -> Runtime:
+    return runtime_for(language)
 
 
 async def add(a: int, b: int) -> int:
@@ -70,7 +71,7 @@ def test_on_event_sees_output_and_calls_in_order(language: str) -> None:
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_stream_yields_events_then_the_result(language: str) -> None:
     async def go() -> list[Any]:
-        return [item async for item in _runtime().stream(
+        return [item async for item in _runtime(language).stream(
             PRINT_AND_CALL[language], language=language, bindings={"add": add})]
 
     items = _go(go())
@@ -327,7 +328,7 @@ def test_a_diverging_program_fails_and_runs_nothing(language: str) -> None:
     bindings = [lookup, ask_manager]
     first = run(program, language=language, bindings=bindings, suspendable=True)
     assert first.status == "suspended" and first.checkpoint is not None
-    resumed = _go(_runtime().resume(first.checkpoint, "v", bindings=bindings))
+    resumed = _go(_runtime(language).resume(first.checkpoint, "v", bindings=bindings))
     assert resumed.status == "error"
     assert resumed.error is not None and resumed.error.type == "ResumeDiverged"
     assert len(executed) == 1
@@ -359,7 +360,7 @@ def test_a_call_in_flight_at_the_suspension_runs_live_on_resume(language: str) -
     bindings = [slow, ask_manager]
     first = run(program, language=language, bindings=bindings, suspendable=True)
     assert first.status == "suspended" and first.checkpoint is not None
-    resumed = _go(_runtime().resume(first.checkpoint, "yes", bindings=bindings))
+    resumed = _go(_runtime(language).resume(first.checkpoint, "yes", bindings=bindings))
     assert resumed.ok, resumed.error
     assert resumed.value == [10, "yes"]
     assert started == [1, 1]  # cut short by the suspension, then called again
