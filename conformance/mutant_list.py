@@ -435,6 +435,11 @@ MUTANTS: tuple[Mutant, ...] = (
             "the program computes", "        interrupt.arm(channel.read_fd)\n", "",
             "test:tests/host/test_where_it_stopped.py::test_a_busy_loop_is_stopped_where_it_"
             "spins"),
+    _python("cleanup-interrupted", ("R-CANCEL-3",), "the SIGTERM after a cancellation "
+            "raised where the program waits interrupts its cleanup",
+            "        if waiting:\n            interrupt.delivered()\n", "",
+            "test:tests/guest/test_transport.py::test_a_sigterm_after_a_delivered_cancel_leaves_"
+            "the_cleanup_alone", file="guest/python/aio.py"),
     _host("last-words-unheard", ("R-CANCEL-4",), "after CANCEL the host stops reading",
           "        listen = ending.status in (Status.TIMEOUT, "
           "Status.CANCELLED) \\", "        listen = False and ending.status in (Status.TIMEOUT,"

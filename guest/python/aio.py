@@ -200,9 +200,13 @@ class AsyncGuest:
         on the program's own, each call it waits on."""
         if self._main is not None:
             self._main.cancel()
+            interrupt.delivered()
             return
-        for future in [*self._pending.values(), *self._queued]:
+        waiting = [*self._pending.values(), *self._queued]
+        for future in waiting:
             future.cancel()
+        if waiting:
+            interrupt.delivered()
 
     def main(self, code: Any, namespace: dict[str, Any], awaits: bool) -> Any:
         if not awaits:

@@ -228,6 +228,7 @@ class SyncGuest:
             self.channel.fail(exc)
         if isinstance(event, Cancel) or event is CONNECTION_CLOSED:
             interrupt.cancel_read(eof=event is CONNECTION_CLOSED)
+            interrupt.delivered()
             raise ProgramCancelled
         if not isinstance(event, Result) or event.id != call_id:
             self.channel.fail(ProtocolError(ErrorCode.UNEXPECTED_MESSAGE, repr(event)[:100]))

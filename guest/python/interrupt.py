@@ -126,6 +126,19 @@ def cancel_read(*, eof: bool = False) -> None:
     _state.at_handover = False
 
 
+def delivered() -> None:
+    """The guest has raised the CANCEL it read where the program waits (a
+    binding call, or the program's task): that was the interruption, and
+    the SIGTERM that follows leaves the program's cleanup alone, as a
+    second Ctrl-C never came. Where it waited is kept for the DONE."""
+    if not _state.armed:
+        return
+    _state.armed = _state.pending = _state.at_handover = False
+    stack = _stack_at(sys._getframe(1))
+    if any(f.filename == FILENAME for f in stack):
+        _state.stack = stack
+
+
 def cancelled() -> bool:
     """Whether the guest has read the host's CANCEL (or EOF)."""
     return _state.cancelled

@@ -8,13 +8,29 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import signal
 import sys
 import tempfile
 from collections.abc import Sequence
 
 import pytest
 
-from tether.codec import NEED_DATA, Binding, Call, Connection, Done, Hello, Role, Run, RunLimits
+from tether.codec import (
+    NEED_DATA,
+    Binding,
+    Call,
+    CallError,
+    Cancel,
+    Connection,
+    Done,
+    ErrorCode,
+    Hello,
+    Output,
+    Result,
+    Role,
+    Run,
+    RunLimits,
+)
 from tether.host.guests.languages import guest_command
 from tether.host.guests.process import spawn
 from tether.host.limits import Limits
@@ -200,3 +216,72 @@ def test_after_the_end_of_its_stream_the_guest_sends_no_call(program: str) -> No
     assert [type(e).__name__ for e in events if not isinstance(e, Hello)] == ["Call", "Done"]
     done = events[-1]
     assert isinstance(done, Done) and done.error is not None, (done, stderr)
+
+
+#: Cancelled where it waits, the program winds down: it calls ``g`` while
+#: the host's SIGTERM comes, then prints.
+WINDS_DOWN = {  # and the line it waits on
+    "python-own-loop": ("import asyncio\nasync def main():\n    try:\n        await f()\n"
+                       "    finally:\n        try:\n            await g()\n"
+                       "        except Exception:\n            pass\n"
+                       "        print('cleanup')\nasyncio.run(main())\n", 4),
+    "python-top-level": ("try:\n    await f()\nfinally:\n    try:\n        await g()\n"
+                        "    except Exception:\n        pass\n    print('cleanup')\n", 2),
+}
+
+
+@pytest.mark.parametrize("program", list(WINDS_DOWN))
+def test_a_sigterm_after_a_delivered_cancel_leaves_the_cleanup_alone(program: str) -> None:
+    """R-CANCEL-2, R-CANCEL-3: the CANCEL read where the program waits is
+    its one interruption; the SIGTERM that follows it (R-TERM-2) does not
+    stop the cleanup the cancellation started."""
+    source, line = WINDS_DOWN[program]
+    events = asyncio.run(_cancel_then_terminate(source))
+    printed = "".join(e.text for e in events if isinstance(e, Output))
+    done = events[-1]
+    assert printed == "cleanup\n", events
+    assert isinstance(done, Done) and done.error is not None and done.error.line == line, done
+
+
+async def _cancel_then_terminate(source: str) -> list[object]:
+    """CANCEL at the first CALL; SIGTERM to the guest at the second, then
+    that call answered as cancelled: the guest's messages."""
+    workdir = tempfile.mkdtemp(prefix="tether-transport-")
+    try:
+        command = guest_command("python", workdir, Limits())
+        process = await asyncio.create_subprocess_exec(
+            *command.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            env={**command.env, "TETHER_TRANSPORT": "stdio"}, cwd=workdir)
+        assert process.stdin is not None and process.stdout is not None
+        host = Connection(Role.HOST)
+        events: list[object] = []
+        limits = RunLimits(output_bytes=65536, value_bytes=65536, frame_bytes=1 << 20,
+                           max_depth=64, max_calls_in_flight=8)
+        try:
+            while not any(isinstance(e, Done) for e in events):
+                event = host.next_event()
+                if event is NEED_DATA:
+                    data = await asyncio.wait_for(process.stdout.read(65536), 20)
+                    assert data, "the guest closed stdout before DONE"
+                    host.receive_data(data)
+                    continue
+                events.append(event)
+                if isinstance(event, Hello):
+                    process.stdin.write(host.send(Run(
+                        source, "python", (Binding("f"), Binding("g")), limits)))
+                elif isinstance(event, Call) and event.name == "f":
+                    process.stdin.write(host.send(Cancel(reason="timeout")))
+                elif isinstance(event, Call):
+                    process.send_signal(signal.SIGTERM)
+                    await asyncio.sleep(0.2)  # the signal is handled before the answer
+                    process.stdin.write(host.send(Result(id=event.id, error=CallError(
+                        ErrorCode.CANCELLED, "Cancelled", "the run was cancelled"))))
+            process.stdin.close()
+            await asyncio.wait_for(process.wait(), 20)
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+        return events
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
