@@ -437,7 +437,8 @@ MUTANTS: tuple[Mutant, ...] = (
             "spins"),
     _python("cleanup-interrupted", ("R-CANCEL-3",), "the SIGTERM after a cancellation "
             "raised where the program waits interrupts its cleanup",
-            "        if waiting:\n            interrupt.delivered()\n", "",
+            "        if waiting:\n            interrupt.delivered(raised=\"asyncio.exceptions."
+            "CancelledError\")\n", "",
             "test:tests/guest/test_transport.py::test_a_sigterm_after_a_delivered_cancel_leaves_"
             "the_cleanup_alone", file="guest/python/aio.py"),
     _host("last-words-unheard", ("R-CANCEL-4",), "after CANCEL the host stops reading",

@@ -206,7 +206,7 @@ class AsyncGuest:
         for future in waiting:
             future.cancel()
         if waiting:
-            interrupt.delivered()
+            interrupt.delivered(raised="asyncio.exceptions.CancelledError")
 
     def main(self, code: Any, namespace: dict[str, Any], awaits: bool) -> Any:
         if not awaits:

@@ -63,6 +63,8 @@ class _State:
     at_handover = False
     #: The program's frames where the signal stopped it.
     stack: traceback.StackSummary | None = None
+    #: The name of what was raised there.
+    raised = "ProgramCancelled"
     #: The guest is reading the host's frames inside the program's (a loop
     #: the program started): a SIGTERM then waits for what they say.
     reading = False
@@ -126,17 +128,20 @@ def cancel_read(*, eof: bool = False) -> None:
     _state.at_handover = False
 
 
-def delivered() -> None:
+def delivered(raised: str | None = None) -> None:
     """The guest has raised the CANCEL it read where the program waits (a
     binding call, or the program's task): that was the interruption, and
     the SIGTERM that follows leaves the program's cleanup alone, as a
-    second Ctrl-C never came. Where it waited is kept for the DONE."""
+    second Ctrl-C never came. ``raised``: the exception's name, when the
+    guest keeps where the program waited for the DONE (a loop of the
+    program's own: what comes out of ``asyncio.run`` has left ``main()``)."""
     if not _state.armed:
         return
     _state.armed = _state.pending = _state.at_handover = False
-    stack = _stack_at(sys._getframe(1))
-    if any(f.filename == FILENAME for f in stack):
-        _state.stack = stack
+    if raised is not None:
+        stack = _stack_at(sys._getframe(1))
+        if any(f.filename == FILENAME for f in stack):
+            _state.stack, _state.raised = stack, raised
 
 
 def cancelled() -> bool:
@@ -199,7 +204,7 @@ def stopped_at() -> tuple[str, int | None] | None:
         return None
     frames = [f for f in _state.stack if f.filename == FILENAME]
     text = "".join(["Traceback (most recent call last):\n",
-                    *traceback.StackSummary.from_list(frames).format(), "ProgramCancelled\n"])
+                    *traceback.StackSummary.from_list(frames).format(), _state.raised + "\n"])
     return text, frames[-1].lineno if frames else None
 
 

@@ -241,6 +241,7 @@ def test_a_sigterm_after_a_delivered_cancel_leaves_the_cleanup_alone(program: st
     done = events[-1]
     assert printed == "cleanup\n", events
     assert isinstance(done, Done) and done.error is not None and done.error.line == line, done
+    assert done.error.traceback.endswith("asyncio.exceptions.CancelledError\n"), done
 
 
 async def _cancel_then_terminate(source: str) -> list[object]:
