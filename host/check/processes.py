@@ -145,13 +145,15 @@ class CheckerProcess:
     async def close(self) -> None:
         """Kill it (and all it started), then release its cgroup and work
         directory; once, however many times it is called."""
-        if self._closed is None:
+        if self._closed is None or self._closed.cancelled():  # cancelled before it began
             self._closed = asyncio.get_running_loop().create_task(self._close())
         await asyncio.shield(self._closed)
 
     async def _close(self) -> None:
-        await self.guest.terminate(0.0, kill_now=True)
-        await self.guest.release(self.workdir)
+        try:
+            await self.guest.terminate(0.0, kill_now=True)
+        finally:  # cancelled or not (a loop shutting down cancels every task)
+            await self.guest.release(self.workdir)
 
 
 class CheckerPool:
@@ -175,6 +177,7 @@ class CheckerPool:
         self._idle: list[CheckerProcess] = []
         self._busy: set[CheckerProcess] = set()
         self._closing: Tasks[None] = Tasks("a checker's cleanup")
+        self._started: set[CheckerProcess] = set()  # until closed
         self._spares: Tasks[CheckerProcess | None] = Tasks()
         self._spare: asyncio.Task[CheckerProcess | None] | None = None  # started ahead
         self._closed = False
@@ -200,7 +203,7 @@ class CheckerPool:
                 raise NotChecked("the runtime was closed")
             answer = await process.ask(request)
         except BaseException:  # timed out, failed or cancelled: the process goes
-            self._retire(process)
+            await self._retired(process)
             raise
         finally:
             self._busy.discard(process)
@@ -251,6 +254,7 @@ class CheckerPool:
                 raise NotChecked(f"the checker could not be started: {exc}") from exc
             raise
         process = CheckerProcess(guest, workdir)
+        self._started.add(process)
         try:
             ready = await process.read()
             if ready.get("ready") is not True:
@@ -260,7 +264,7 @@ class CheckerPool:
             except OSError as exc:
                 raise NotChecked(f"the checker's limits could not be set: {exc}") from exc
         except BaseException:
-            self._retire(process)
+            await self._retired(process)
             raise
         return process
 
@@ -283,8 +287,17 @@ class CheckerPool:
         else:
             self._idle.append(process)
 
-    def _retire(self, process: CheckerProcess) -> None:
-        self._closing.spawn(process.close())
+    def _retire(self, process: CheckerProcess) -> asyncio.Task[None]:
+        return self._closing.spawn(self._close(process))
+
+    async def _close(self, process: CheckerProcess) -> None:
+        await process.close()
+        self._started.discard(process)
+
+    async def _retired(self, process: CheckerProcess) -> None:
+        """Retire it and wait until it is gone: a loop that shuts down
+        cancels the caller, and would not run a close only spawned then."""
+        await asyncio.wait([self._retire(process)])
 
     async def aclose(self) -> None:
         """Stop every process, those answering a check too; until each is gone."""
@@ -298,3 +311,6 @@ class CheckerPool:
         for process in (*idle, *self._busy):
             self._retire(process)
         await self._closing.all_done()
+        # A loop that shuts down cancels every task, a close too before it began.
+        for process in list(self._started):
+            await self._close(process)
