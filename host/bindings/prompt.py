@@ -19,7 +19,8 @@ The functions declared below are already defined: call them with `await`, do not
 import them. A failed call raises `BindingError` (`.type`, `.message`).
 Values passed to and from them are None, bool, int, float, str, bytes, list and
 dict with str keys. The standard library can be imported; use `asyncio.gather`
-to make calls concurrently.
+to make calls concurrently. `sys.exit()` ends the program; `os._exit()` ends it
+as a crash.
 """
 
 _JAVASCRIPT = """\
@@ -32,7 +33,9 @@ string, Uint8Array, arrays and plain objects. Node's built-in modules load
 with `import` or `require`; the program is one file, with no local modules to
 import. Use `Promise.all` to make calls concurrently. The program ends as
 `node` ends a script: pending timers run first, and an unhandled rejection or
-a non-zero `process.exitCode` fails it.
+a non-zero `process.exitCode` fails it. Throw `Error` objects: a thrown string or
+plain object fails the program without a line. As in an ES module,
+`process.nextTick` callbacks run after promise callbacks.
 """
 
 LANGUAGES = ("python", "javascript", "typescript")
