@@ -34,7 +34,8 @@ class Limits:
 
     Time, in seconds:
 
-    - ``timeout``: wall-clock limit for the whole run (status ``timeout``);
+    - ``timeout``: wall-clock limit for the whole run, the wait for its
+      guest included (status ``timeout``);
       its clock stands still while an approval hook waits, up to
       ``approval_pause``.
     - ``call_timeout``: limit for one binding call (the program gets a

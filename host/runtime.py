@@ -361,7 +361,11 @@ class Runtime:
         and the Runtime's tracing observe it beside ``serving``'s log."""
         language, limits = request.language, request.limits
         pool = self._pool(language, limits, profile)
+        asked = asyncio.get_running_loop().time()
         ready = await pool.acquire()
+        if ready is not None and ready.since is None:
+            # A guest forked for this run counts in its time, as a cold one does.
+            ready.since, ready.deadline = asked, asked + limits.timeout
         if ready is None and not self._closed:
             # A task of its own, so that closing the Runtime stops it (a cold
             # guest from a Node snapshot is started until its HELLO).

@@ -460,6 +460,7 @@ def test_an_exit_in_an_asyncio_task_ends_the_run_after_the_tasks_cleanup() -> No
     assert result.output == "cleaned\n"
 
 
+@pytest.mark.real_guest  # it sets the process's sys.stdout, which threads share
 def test_what_a_python_program_prints_after_restoring_sys_stdout_is_output() -> None:
     """``sys.stdout = sys.__stdout__`` restores the run's output, as it
     restores a script's; sys.__stderr__ likewise."""
