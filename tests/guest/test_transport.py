@@ -11,7 +11,7 @@ import shutil
 import signal
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 import pytest
 
@@ -86,12 +86,22 @@ STRAY = {
 }
 
 
+#: What the host does at a CALL: the guest's process, the host's connection.
+AtCall = Callable[[Call, asyncio.subprocess.Process, Connection], Awaitable[None]]
+
+
+async def _end_stream(call: Call, process: asyncio.subprocess.Process, host: Connection) -> None:
+    """The stream ends at the CALL, left unanswered."""
+    assert process.stdin is not None
+    process.stdin.close()
+
+
 async def _run_over_stdio(language: str, source: str, argv: Sequence[str] | None = None,
-                          bindings: tuple[Binding, ...] = (), *, end_at_call: bool = False,
+                          bindings: tuple[Binding, ...] = (), *, at_call: AtCall | None = None,
                           **resources: int) -> tuple[list[object], str]:
     """Run ``source`` in our guest for ``language`` (or started by ``argv``)
-    over stdio: the guest's messages, and what it wrote to fd 2.
-    ``end_at_call``: the stream ends at the first CALL, left unanswered."""
+    over stdio: the guest's messages, and what it wrote to fd 2. ``at_call``:
+    what the host does at each CALL."""
     workdir = tempfile.mkdtemp(prefix="tether-transport-")
     try:
         command = guest_command(language, workdir, Limits())
@@ -116,8 +126,8 @@ async def _run_over_stdio(language: str, source: str, argv: Sequence[str] | None
                 events.append(event)
                 if isinstance(event, Hello):
                     process.stdin.write(host.send(Run(source, language, bindings, limits)))
-                elif isinstance(event, Call) and end_at_call:
-                    process.stdin.close()
+                elif isinstance(event, Call) and at_call is not None:
+                    await at_call(event, process, host)
             process.stdin.close()
             await asyncio.wait_for(process.wait(), 20)
         finally:
@@ -212,7 +222,7 @@ def test_after_the_end_of_its_stream_the_guest_sends_no_call(program: str) -> No
         pytest.skip("Node.js is not installed")
 
     events, stderr = asyncio.run(_run_over_stdio(language, CALLS_ON[program],
-                                                 bindings=(Binding("f"),), end_at_call=True))
+                                                 bindings=(Binding("f"),), at_call=_end_stream))
     assert [type(e).__name__ for e in events if not isinstance(e, Hello)] == ["Call", "Done"]
     done = events[-1]
     assert isinstance(done, Done) and done.error is not None, (done, stderr)
@@ -238,7 +248,8 @@ def test_a_sigterm_after_a_delivered_cancel_leaves_the_cleanup_alone(program: st
     its one interruption; the SIGTERM that follows it (R-TERM-2) does not
     stop the cleanup the cancellation started."""
     source, line, raised = WINDS_DOWN[program]
-    events = asyncio.run(_cancel_then_terminate(source))
+    events, _ = asyncio.run(_run_over_stdio("python", source, bindings=(
+        Binding("f"), Binding("g")), at_call=_cancel_then_terminate))
     printed = "".join(e.text for e in events if isinstance(e, Output))
     done = events[-1]
     assert printed == "cleanup\n", events
@@ -246,45 +257,15 @@ def test_a_sigterm_after_a_delivered_cancel_leaves_the_cleanup_alone(program: st
     assert done.error.traceback.endswith(raised + "\n"), done
 
 
-async def _cancel_then_terminate(source: str) -> list[object]:
-    """CANCEL at the first CALL; SIGTERM to the guest at the second, then
-    that call answered as cancelled: the guest's messages."""
-    workdir = tempfile.mkdtemp(prefix="tether-transport-")
-    try:
-        command = guest_command("python", workdir, Limits())
-        process = await asyncio.create_subprocess_exec(
-            *command.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            env={**command.env, "TETHER_TRANSPORT": "stdio"}, cwd=workdir)
-        assert process.stdin is not None and process.stdout is not None
-        host = Connection(Role.HOST)
-        events: list[object] = []
-        limits = RunLimits(output_bytes=65536, value_bytes=65536, frame_bytes=1 << 20,
-                           max_depth=64, max_calls_in_flight=8)
-        try:
-            while not any(isinstance(e, Done) for e in events):
-                event = host.next_event()
-                if event is NEED_DATA:
-                    data = await asyncio.wait_for(process.stdout.read(65536), 20)
-                    assert data, "the guest closed stdout before DONE"
-                    host.receive_data(data)
-                    continue
-                events.append(event)
-                if isinstance(event, Hello):
-                    process.stdin.write(host.send(Run(
-                        source, "python", (Binding("f"), Binding("g")), limits)))
-                elif isinstance(event, Call) and event.name == "f":
-                    process.stdin.write(host.send(Cancel(reason="timeout")))
-                elif isinstance(event, Call):
-                    process.send_signal(signal.SIGTERM)
-                    await asyncio.sleep(0.2)  # the signal is handled before the answer
-                    process.stdin.write(host.send(Result(id=event.id, error=CallError(
-                        ErrorCode.CANCELLED, "Cancelled", "the run was cancelled"))))
-            process.stdin.close()
-            await asyncio.wait_for(process.wait(), 20)
-        finally:
-            if process.returncode is None:
-                process.kill()
-                await process.wait()
-        return events
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+async def _cancel_then_terminate(call: Call, process: asyncio.subprocess.Process,
+                                 host: Connection) -> None:
+    """CANCEL at the CALL of ``f``; SIGTERM to the guest at the next one,
+    then that call answered as cancelled."""
+    assert process.stdin is not None
+    if call.name == "f":
+        process.stdin.write(host.send(Cancel(reason="timeout")))
+        return
+    process.send_signal(signal.SIGTERM)
+    await asyncio.sleep(0.2)  # the signal is handled before the answer
+    process.stdin.write(host.send(Result(id=call.id, error=CallError(
+        ErrorCode.CANCELLED, "Cancelled", "the run was cancelled"))))
