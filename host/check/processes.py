@@ -145,9 +145,20 @@ class CheckerProcess:
     async def close(self) -> None:
         """Kill it (and all it started), then release its cgroup and work
         directory; once, however many times it is called."""
-        if self._closed is None or self._closed.cancelled():  # cancelled before it began
-            self._closed = asyncio.get_running_loop().create_task(self._close())
-        await asyncio.shield(self._closed)
+        while True:
+            if self._closed is None or self._closed.cancelled():
+                self._closed = asyncio.get_running_loop().create_task(self._close())
+            closing = self._closed
+            try:
+                await asyncio.shield(closing)
+                return
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if not closing.cancelled() or task is None or task.cancelling():
+                    raise
+                # The close was cancelled, not its caller (a loop shutting
+                # down cancels every task): begin it again, it takes up
+                # where it stopped.
 
     async def _close(self) -> None:
         try:

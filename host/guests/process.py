@@ -79,6 +79,7 @@ class Child:
     _pipes: dict[int, CappedBuffer] = field(default_factory=dict)
     _relay: _StdioRelay | None = None
     _reaped: bool = False
+    _closed: bool = False
     returncode: int | None = None
 
     def signal_group(self, signum: int) -> None:
@@ -92,6 +93,9 @@ class Child:
     async def terminate(self, grace: float, *, kill_now: bool = False) -> int:
         """SIGTERM to the group, up to ``grace`` seconds, SIGKILL to the group;
         then reap. With ``kill_now`` SIGKILL comes first (R-TERM-2)."""
+        if self._closed:  # close() killed and reaped it already
+            assert self.returncode is not None
+            return self.returncode
         if not self.exited.done():
             if not kill_now:
                 self.signal_group(signal.SIGTERM)
@@ -168,6 +172,10 @@ class Child:
             self._relay.close()
             self._relay = None
         self.channel.close()
+        self._closed = True
+        if not self.exited.done():  # nothing watches for its exit any more
+            assert self.returncode is not None
+            self.exited.set_result(self.returncode)
 
 
 def spawn(

@@ -6,6 +6,8 @@ deadline from the request and processes that do not grow without bound
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import subprocess
 import sys
 import time
@@ -233,3 +235,33 @@ def test_a_typescript_checker_is_retired_past_its_memory_bound() -> None:
     found, started = asyncio.run(go())
     assert all(f.checked and [d.type for d in f] == ["TS2322"] for f in found), found
     assert started == 3
+
+
+# -- 5. a checker's process ends with the loop that started it ------------------------
+
+
+@pytest.mark.parametrize("sandbox", PROFILES)
+def test_a_checker_whose_close_was_cancelled_midway_is_still_closed(sandbox: str) -> None:
+    """A loop shutting down (the end of asyncio.run) cancels a checker's
+    close while it waits for the process to die, and the pool's close
+    then begins it again: that one ends, and the process is gone."""
+    async def go() -> tuple[int, bool]:
+        rt = patient(Runtime(pool=None, sandbox=sandbox))
+        await rt.check("x: int = 1")
+        (pool,) = rt._checker._pools.values()
+        process = await pool._start()
+        closing = asyncio.create_task(process.close())
+        while process._closed is None:
+            await asyncio.sleep(0)
+        await asyncio.sleep(0)  # it has killed the process and waits for its end
+        for task in (closing, process._closed):  # as the loop's shutdown cancels each
+            task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await closing
+        await asyncio.wait_for(rt.aclose(), 60)
+        return process.guest.child.pid, process.guest.child.exited.done()
+
+    pid, exited = asyncio.run(go())
+    assert exited
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
