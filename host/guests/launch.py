@@ -35,7 +35,13 @@ from ..aio import threads
 from ..aio.reader import STEP_BYTES, between_steps
 from ..limits import Limits
 from ..sandbox import cgroups, confinement, owners
-from ..sandbox.profiles import Sandbox, bwrap_argv
+from ..sandbox.profiles import (
+    BWRAP_BLOCK_FD,
+    BWRAP_INFO_FD,
+    BWRAP_SECCOMP_FD,
+    Sandbox,
+    bwrap_argv,
+)
 from .languages import NODE_MIN_DATA, GuestCommand
 from .memory import at_memory_limit
 from .process import Child, in_thread, open_stat, proc_stat, readable, remove_tree, spawn
@@ -374,13 +380,12 @@ async def _launch(command: GuestCommand, workdir: str, profile: Sandbox,
         return guest
     info_r, info_w = os.pipe()
     block_r, block_w = os.pipe()
-    extra_fds = [(info_w, 4), (block_r, 5)]
+    extra_fds = [(info_w, BWRAP_INFO_FD), (block_r, BWRAP_BLOCK_FD)]
     if command.seccomp:
-        extra_fds.append((_filter_fd(command.seccomp), 6))
+        extra_fds.append((_filter_fd(command.seccomp), BWRAP_SECCOMP_FD))
     try:
-        child = spawn(bwrap_argv(command.argv, command.env, workdir, 4, 5,
-                                 disk_bytes=disk_bytes, binds=command.binds,
-                                 seccomp_fd=6 if command.seccomp else None), {},
+        child = spawn(bwrap_argv(command.argv, command.env, workdir, disk_bytes=disk_bytes,
+                                 binds=command.binds, seccomp=bool(command.seccomp)), {},
                       raw_output_bytes=raw_output_bytes, extra_fds=extra_fds,
                       channel_type=channel_type)
     except BaseException:

@@ -108,18 +108,25 @@ def _warn_if_root() -> None:
                       "sandbox='namespaces'", RuntimeWarning, stacklevel=4)
 
 
-def bwrap_argv(argv: tuple[str, ...], env: dict[str, str], workdir: str,  # noqa: PLR0913 - fds
-               info_fd: int, block_fd: int, *, disk_bytes: int | None,
-               seccomp_fd: int | None = None,
+#: The descriptors bwrap is given besides 0-3: it writes the sandboxed
+#: process's pid to INFO_FD, waits for EOF on BLOCK_FD before it execs the
+#: guest, and reads the seccomp filter from SECCOMP_FD.
+BWRAP_INFO_FD = 4
+BWRAP_BLOCK_FD = 5
+BWRAP_SECCOMP_FD = 6
+
+
+def bwrap_argv(argv: tuple[str, ...], env: dict[str, str], workdir: str, *,
+               disk_bytes: int | None, seccomp: bool = False,
                binds: tuple[str, ...] = ()) -> tuple[str, ...]:
     """``argv`` wrapped in bwrap. The guest keeps the same paths inside, so
     nothing in its command line changes. The only writable places are
     private tmpfs mounts of at most ``disk_bytes`` each (the work directory,
     /tmp, /dev/shm): the root, /dev and every bind are read-only, so nothing
     a program writes reaches the host's disk or outlives the sandbox.
-    ``seccomp_fd``: bwrap reads a BPF filter from it and installs it just
-    before it execs the guest. ``binds``: more host paths to bind read-only
-    (third-party packages)."""
+    ``seccomp``: bwrap reads a BPF filter from BWRAP_SECCOMP_FD and installs
+    it just before it execs the guest. ``binds``: more host paths to bind
+    read-only (third-party packages)."""
     support = detect()
     assert support.bwrap is not None
     size = [] if disk_bytes is None else ["--size", str(disk_bytes)]
@@ -134,13 +141,13 @@ def bwrap_argv(argv: tuple[str, ...], env: dict[str, str], workdir: str,  # noqa
            "--proc", "/proc", "--dev", "/dev",
            *size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
            *size, "--tmpfs", "/tmp",
-           "--info-fd", str(info_fd), "--block-fd", str(block_fd),
+           "--info-fd", str(BWRAP_INFO_FD), "--block-fd", str(BWRAP_BLOCK_FD),
            "--clearenv"]
     for path in (*guest_binds(), *binds):
         out += ["--ro-bind", path, path]
     out += [*size, "--tmpfs", workdir, "--chdir", workdir]
     for key, value in env.items():
         out += ["--setenv", key, value]
-    if seccomp_fd is not None:
-        out += ["--seccomp", str(seccomp_fd)]
+    if seccomp:
+        out += ["--seccomp", str(BWRAP_SECCOMP_FD)]
     return (*out, "--remount-ro", "/", "--", *argv)
