@@ -8,8 +8,9 @@ and every run shares the loop, so it is bounded three ways:
 - a frame whose payload is larger than ``APART_BYTES`` is decoded in
   tether's decoding thread, in steps of ``STEP_BYTES``: the C decoder holds
   the interpreter for as long as a call lasts, so no call is given more
-  than one step, and the thread yields it between steps (the connection's
-  ``between_steps``), so the loop never waits long for it;
+  than one step, and the thread waits for a turn of the loop between
+  steps (the connection's ``between_steps``), so the loop never waits
+  long for it;
 - smaller frames are taken on the loop, at most ``TURN_BYTES`` of them per
   turn of the loop, however many reads bring them (headers and discarded
   extension frames count too); reading is paused until the next turn, so a
@@ -23,9 +24,10 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import threading
 import time
 from collections.abc import Callable
-from typing import Final
+from typing import Final, TypeVar
 
 from tether.codec import (
     NEED_DATA,
@@ -41,10 +43,12 @@ from tether.codec import (
 from . import threads
 from .channel import Channel
 
+_T = TypeVar("_T")
+
 #: Larger payloads are decoded in the decoding thread...
 APART_BYTES: Final = 32 * 1024
 #: ...in steps of at most this many bytes (the connection's ``step_bytes``).
-STEP_BYTES: Final = 16 * 1024
+STEP_BYTES: Final = 4 * 1024
 #: Bytes of frames taken on the loop in one turn.
 TURN_BYTES: Final = 64 * 1024
 
@@ -53,11 +57,44 @@ TURN_BYTES: Final = 64 * 1024
 decoding = threads.WorkerThreads(1, "tether-decode")
 
 
+#: A step waits at most this long for the loop to take its turn (a loop
+#: that is itself waiting for the thread must not stall it).
+TURN_WAIT: Final = 0.05
+
+_paced = threading.local()  # .loop: the loop the thread's current work is for
+
+
+def paced(loop: asyncio.AbstractEventLoop, work: Callable[[], _T]) -> Callable[[], _T]:
+    """``work``, to run in a worker thread for ``loop``: between its steps
+    (:func:`between_steps`) the thread waits for the loop to take a turn."""
+    def run() -> _T:
+        _paced.loop = loop
+        try:
+            return work()
+        finally:
+            _paced.loop = None
+
+    return run
+
+
 def between_steps() -> None:
-    """Hand the interpreter over between decoding steps: ``sleep(0)`` lets
-    go of it and, when the loop's thread is waiting for it, takes it back
-    only after the loop has had it (``os.sched_yield`` takes it back at once)."""
-    time.sleep(0)
+    """Hand the interpreter over between decoding steps. In :func:`paced`
+    work, one step per turn of the loop: the thread waits until the loop
+    has run what was ready, so the other runs go first however many large
+    frames arrive. (A thread that only let go of the interpreter would
+    take it back at each of the loop's system calls, which each release
+    it, and the loop would wait for it each time.) Elsewhere ``sleep(0)``
+    lets go of it."""
+    loop: asyncio.AbstractEventLoop | None = getattr(_paced, "loop", None)
+    if loop is None:
+        time.sleep(0)
+        return
+    turned = threading.Event()
+    try:
+        loop.call_soon_threadsafe(turned.set)
+    except RuntimeError:  # the loop is closed
+        return
+    turned.wait(TURN_WAIT)
 
 
 class Reader:
@@ -184,7 +221,7 @@ class Reader:
         self.busy = True
         self._quiet.clear()
         self._channel.pause_reading()
-        job = self._loop.run_in_executor(decoding, self._conn.next_event)
+        job = self._loop.run_in_executor(decoding, paced(self._loop, self._conn.next_event))
         job.add_done_callback(self._decoded)
 
     def _decoded(self, job: asyncio.Future[Event | NeedData]) -> None:

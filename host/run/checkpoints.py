@@ -40,7 +40,7 @@ from tether.codec import (
     value_excess,
 )
 
-from ..aio.reader import between_steps
+from ..aio.reader import between_steps, paced
 from ..aio.threads import WorkerThreads
 from ..limits import Limits
 
@@ -160,8 +160,9 @@ async def seal(checkpoint: Checkpoint, keys: CheckpointKeys, max_bytes: int) -> 
     """``checkpoint``'s bytes, sealed with ``keys``; CheckpointError if they
     would take more than ``max_bytes`` (``Limits.checkpoint_bytes``)."""
     body = checkpoint.body()  # on the loop: the log as it is now
-    return await asyncio.get_running_loop().run_in_executor(
-        _work, _sealed, body, keys, max_bytes)
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(
+        _work, paced(loop, functools.partial(_sealed, body, keys, max_bytes)))
 
 
 def _sealed(body: dict[str, Any], keys: CheckpointKeys, max_bytes: int) -> bytes:
@@ -192,8 +193,9 @@ async def open_checkpoint(data: object, keys: CheckpointKeys, limits: Limits) ->
     if len(data) > limits.checkpoint_bytes:
         raise CheckpointError(f"the checkpoint takes {len(data)} bytes, over "
                               f"Limits.checkpoint_bytes ({limits.checkpoint_bytes})")
-    return await asyncio.get_running_loop().run_in_executor(
-        _work, _opened, data, keys, limits)
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(
+        _work, paced(loop, functools.partial(_opened, data, keys, limits)))
 
 
 def _opened(data: bytes, keys: CheckpointKeys, limits: Limits) -> Opened:

@@ -37,7 +37,7 @@ from tether.codec import (
     value_excess,
 )
 
-from ..aio.reader import between_steps, decoding
+from ..aio.reader import between_steps, decoding, paced
 from ..aio.threads import WorkerThreads
 from ..bindings.prepared import HostBinding
 from ..limits import Limits
@@ -273,8 +273,8 @@ class BindingCalls:
             return binding_error(call.id, exc), None
         if holds_more_items(value, LARGE_ITEMS):  # converting it would hold the loop
             loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(decoding, functools.partial(
-                result_for, call, value, limits, in_steps=True))
+            return await loop.run_in_executor(decoding, paced(loop, functools.partial(
+                result_for, call, value, limits, in_steps=True)))
         return result_for(call, value, limits)
 
 
