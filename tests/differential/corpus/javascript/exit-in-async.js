@@ -5,4 +5,4 @@ async function main() {
   process.exit(0);
 }
 main();
-setTimeout(() => console.log("never"), 100);
+setTimeout(() => console.log("never"), 1000);
