@@ -23,6 +23,7 @@ thread: :meth:`Reader.send` holds the owner's messages until it is back.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import socket
 import threading
 import time
@@ -64,9 +65,11 @@ TURN_WAIT: Final = 0.05
 _paced = threading.local()  # .loop: the loop the thread's current work is for
 
 
-def paced(loop: asyncio.AbstractEventLoop, work: Callable[[], _T]) -> Callable[[], _T]:
-    """``work``, to run in a worker thread for ``loop``: between its steps
-    (:func:`between_steps`) the thread waits for the loop to take a turn."""
+def paced(threads: concurrent.futures.Executor, work: Callable[[], _T]) -> asyncio.Future[_T]:
+    """``work`` in one of ``threads``, for the running loop: between its
+    steps (:func:`between_steps`) the thread waits for the loop to take a turn."""
+    loop = asyncio.get_running_loop()
+
     def run() -> _T:
         _paced.loop = loop
         try:
@@ -74,7 +77,7 @@ def paced(loop: asyncio.AbstractEventLoop, work: Callable[[], _T]) -> Callable[[
         finally:
             _paced.loop = None
 
-    return run
+    return loop.run_in_executor(threads, run)
 
 
 def between_steps() -> None:
@@ -221,7 +224,7 @@ class Reader:
         self.busy = True
         self._quiet.clear()
         self._channel.pause_reading()
-        job = self._loop.run_in_executor(decoding, paced(self._loop, self._conn.next_event))
+        job = paced(decoding, self._conn.next_event)
         job.add_done_callback(self._decoded)
 
     def _decoded(self, job: asyncio.Future[Event | NeedData]) -> None:

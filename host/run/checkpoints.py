@@ -18,7 +18,6 @@ resumed run are the host's, never the checkpoint's (it carries none).
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import hashlib
 import hmac
@@ -160,9 +159,7 @@ async def seal(checkpoint: Checkpoint, keys: CheckpointKeys, max_bytes: int) -> 
     """``checkpoint``'s bytes, sealed with ``keys``; CheckpointError if they
     would take more than ``max_bytes`` (``Limits.checkpoint_bytes``)."""
     body = checkpoint.body()  # on the loop: the log as it is now
-    loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(
-        _work, paced(loop, functools.partial(_sealed, body, keys, max_bytes)))
+    return await paced(_work, functools.partial(_sealed, body, keys, max_bytes))
 
 
 def _sealed(body: dict[str, Any], keys: CheckpointKeys, max_bytes: int) -> bytes:
@@ -193,9 +190,7 @@ async def open_checkpoint(data: object, keys: CheckpointKeys, limits: Limits) ->
     if len(data) > limits.checkpoint_bytes:
         raise CheckpointError(f"the checkpoint takes {len(data)} bytes, over "
                               f"Limits.checkpoint_bytes ({limits.checkpoint_bytes})")
-    loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(
-        _work, paced(loop, functools.partial(_opened, data, keys, limits)))
+    return await paced(_work, functools.partial(_opened, data, keys, limits))
 
 
 def _opened(data: bytes, keys: CheckpointKeys, limits: Limits) -> Opened:

@@ -272,9 +272,8 @@ class BindingCalls:
         except Exception as exc:  # the binding's failure is the program's data
             return binding_error(call.id, exc), None
         if holds_more_items(value, LARGE_ITEMS):  # converting it would hold the loop
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(decoding, paced(loop, functools.partial(
-                result_for, call, value, limits, in_steps=True)))
+            return await paced(decoding, functools.partial(
+                result_for, call, value, limits, in_steps=True))
         return result_for(call, value, limits)
 
 

@@ -38,8 +38,8 @@ def test_a_paced_decode_lets_the_loop_turn_between_every_two_steps() -> None:
             between_steps()
 
         loop.call_soon(tick)
-        value = await loop.run_in_executor(decoding, paced(loop, lambda: decode_payload_in_steps(
-            FRAME, step_bytes=STEP_BYTES, between_steps=step)))
+        value = await paced(decoding, lambda: decode_payload_in_steps(
+            FRAME, step_bytes=STEP_BYTES, between_steps=step))
         ticking = False
         return value, seen
 
