@@ -110,8 +110,9 @@ class RunStats:
     peak_memory_bytes: int | None = None
     #: The guest's user + system CPU time (10 ms resolution).
     cpu_seconds: float | None = None
-    #: The guest's exit status (-N for killed by signal N); None when the guest was
-    #: killed right after DONE and is reaped after run() returned.
+    #: The guest's exit status (-N for killed by signal N); None when the host
+    #: killed the guest itself (right after DONE, at a timeout, on a
+    #: cancellation) and reaps it after run() returned.
     exit_code: int | None = None
 
 

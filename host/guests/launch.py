@@ -28,6 +28,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tether.codec import Connection, Hello, Role, RunLimits
 
@@ -169,6 +170,31 @@ class GuestProcess:
             if not self.sandboxed:
                 self.cgroup.signal_members()
             self.cgroup.hurry()  # the host waits for them to die
+
+    async def stop(self, grace: float, *, said: asyncio.Future[None]) -> None:
+        """SIGTERM the guest (as :meth:`terminate` does), up to ``grace`` for
+        it to exit or to have ``said`` its last words, then SIGKILL to
+        everything. Returns without waiting for the processes to die: under
+        load that takes the dying processes' own CPU time, and nothing of
+        the run can happen after SIGKILL (:meth:`terminate` with ``kill_now``
+        reaps them). Not for a remote guest, whose kill is its launcher's."""
+        assert self.remote is None
+        if not self.child.exited.done():
+            if self.init_pidfd >= 0:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(self.program_pid(), signal.SIGTERM)
+            else:
+                self.child.signal_group(signal.SIGTERM)
+            gone = [asyncio.ensure_future(readable(self.init_pidfd))] \
+                if self.init_pidfd >= 0 else []
+            ends: list[asyncio.Future[Any]] = [self.child.exited, said, *gone]
+            try:
+                await asyncio.wait(ends, timeout=grace, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for waiting in gone:
+                    waiting.cancel()
+        self.kill()
+        self.child.drain_pipes()
 
     async def terminate(self, grace: float, *, kill_now: bool = False) -> int:
         """SIGTERM (the group, and the guest inside bwrap), ``grace``, then

@@ -22,11 +22,15 @@ class LastWords:
         self._reader: Reader | None = None
         self.listening = False
         self.where: Done | None = None
+        #: Done once the guest has said all it will (its DONE, an ERROR, the
+        #: end of the stream or a broken frame): the kill need not wait on.
+        self.said: asyncio.Future[None] | None = None
 
     def listen(self, reader: Reader) -> None:
         """Read on, for the guest's DONE only."""
         self._reader = reader
         self.listening = True
+        self.said = asyncio.get_running_loop().create_future()
         reader.process()  # frames received and not yet looked at
         if self.listening:
             reader.resume()
@@ -54,6 +58,8 @@ class LastWords:
         if event is None or isinstance(event, Done | Error) or event is CONNECTION_CLOSED:
             self.listening = False
             self._reader.channel.pause_reading()
+            if self.said is not None and not self.said.done():
+                self.said.set_result(None)
 
     def locate(self, ending: Ending) -> Ending:
         """``ending`` with the traceback and line of the guest's DONE; its

@@ -58,6 +58,9 @@ from .variables import returned_variables_problem
 logger = logging.getLogger("tether")
 #: How a run ends that is cancelled before it has another ending.
 _CANCELLED = cancelled("the run was cancelled")
+#: Endings the host decides on its own, after which it listens for where the
+#: program was (R-CANCEL-4).
+_HOST_ENDED = (Status.TIMEOUT, Status.CANCELLED)
 
 
 class Session:
@@ -155,6 +158,17 @@ class Session:
                 self._defer(self._teardown(ending, workdir))
                 owned = None
                 return result
+            if self._defer is not None and ending.status in _HOST_ENDED \
+                    and self._launched.remote is None:
+                # Once the guest has had its grace and SIGKILL is sent, nothing
+                # of the program runs on: its processes die and are reaped
+                # after run() returns, so a loaded machine does not delay the
+                # result by the time the dying take.
+                await self._stop(ending)
+                result = self._result(self._last_words.locate(ending), wall_time, None)
+                self._defer(self._teardown(ending, workdir, killed=True))
+                owned = None
+                return result
             exit_code = await self._shut_down(ending)
             ending = self._last_words.locate(ending)
             result = self._result(ending, wall_time, exit_code)
@@ -174,9 +188,10 @@ class Session:
                 await asyncio.shield(self._defer(teardown) if self._defer is not None
                                      else asyncio.ensure_future(teardown))
 
-    async def _teardown(self, ending: Ending, workdir: str | None) -> None:
+    async def _teardown(self, ending: Ending, workdir: str | None, *,
+                        killed: bool = False) -> None:
         try:
-            await self._shut_down(ending)
+            await self._shut_down(ending, killed=killed)
         finally:
             await self._release(workdir)
 
@@ -215,21 +230,40 @@ class Session:
                                    stderr=child.raw_stderr.text())
         return self._ending.result()
 
-    async def _shut_down(self, ending: Ending) -> int:
+    async def _shut_down(self, ending: Ending, *, killed: bool = False) -> int:
+        """Terminate the guest and reap it (``killed``: SIGKILL was sent)."""
+        listen = await self._end(ending)
+        code = await self._launched.terminate(self.limits.kill_grace,
+                                              kill_now=ending.after_done or killed)
+        if listen:
+            await self._last_words.collect()
+        return code
+
+    async def _stop(self, ending: Ending) -> None:
+        """End a run the host ends itself: the guest has the grace to say where
+        it was (R-CANCEL-4), then SIGKILL; what it said is read. Its processes
+        are reaped later (:meth:`_teardown`)."""
+        listen = await self._end(ending)
+        said = self._last_words.said
+        if not listen or said is None:  # nothing more to hear: kill at once
+            said = asyncio.get_running_loop().create_future()
+            said.set_result(None)
+        await self._launched.stop(self.limits.kill_grace, said=said)
+        if listen:
+            await self._last_words.collect()
+
+    async def _end(self, ending: Ending) -> bool:
+        """The run's ending decided: CANCEL to a running guest, and its calls
+        cancelled (R-TERM-3). True when the host listens for its last words."""
         self._finish(ending)
-        listen = ending.status in (Status.TIMEOUT, Status.CANCELLED) \
-            and self._conn.state is State.RUNNING
+        listen = ending.status in _HOST_ENDED and self._conn.state is State.RUNNING
         if listen:
             self._send(Cancel(reason=ending.status.value))  # a courtesy (R-CANCEL-1)
             assert self._reader is not None
             self._last_words.listen(self._reader)
         calls = self._stop_calls(close=not listen)
         await asyncio.gather(*calls, return_exceptions=True)
-        code = await self._launched.terminate(self.limits.kill_grace,
-                                              kill_now=ending.after_done)
-        if listen:
-            await self._last_words.collect()
-        return code
+        return listen
 
     def _stop_calls(self, *, close: bool = True) -> list[asyncio.Task[None]]:
         """Close the channel (unless the host still listens) and cancel the

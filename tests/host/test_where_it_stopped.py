@@ -6,6 +6,9 @@ starting one, both sandbox profiles."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import signal
 from typing import Any
 
 import pytest
@@ -119,7 +122,51 @@ def test_a_program_that_swallows_the_interruption_is_killed_after_the_grace() ->
     assert result.status is Status.TIMEOUT
     assert result.error is not None and result.error.type == "Timeout"
     assert result.error.traceback == "" and result.error.line is None
-    assert result.stats.exit_code is not None and result.stats.exit_code < 0  # killed
+    assert result.stats.exit_code is None  # killed by the host, reaped after run() returned
+
+
+def _children() -> set[int]:
+    pids: set[int] = set()
+    for task in os.listdir("/proc/self/task"):
+        with contextlib.suppress(OSError), open(f"/proc/self/task/{task}/children") as listed:
+            pids.update(int(pid) for pid in listed.read().split())
+    return pids
+
+
+#: The kernel's flag of a task in its exit (include/linux/sched.h).
+_PF_EXITING = 0x4
+
+
+def _killed(pid: int) -> bool:
+    """Dead and not reaped, exiting, or with a SIGKILL pending."""
+    with open(f"/proc/{pid}/status") as status:
+        fields = dict(line.split(":", 1) for line in status)
+    with open(f"/proc/{pid}/stat") as stat:
+        flags = int(stat.read().rsplit(")", 1)[1].split()[6])
+    pending = int(fields["SigPnd"], 16) | int(fields["ShdPnd"], 16)
+    return (fields["State"].split()[0] in "ZX" or bool(flags & _PF_EXITING)
+            or bool(pending & (1 << (signal.SIGKILL - 1))))
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_timed_out_run_returns_once_its_guest_is_killed_not_once_it_died(
+        profile: str) -> None:
+    """R-TERM-2, R-CANCEL-4: after the grace the host sends SIGKILL and the
+    result comes; the processes die and are reaped after run() returned, so
+    a loaded machine, where the dying wait for CPU, does not delay it. When
+    the Runtime closes, nothing is left."""
+    source = "import time\nprint('up', flush=True)\ntime.sleep(60)\n"
+
+    async def go() -> None:
+        async with Runtime(sandbox=profile, pool=None) as rt:
+            before = _children()
+            result = await rt.run(source, limits=quick(timeout=1, kill_grace=0.1))
+            left = _children() - before  # read before anything else runs
+            assert result.status is Status.TIMEOUT and result.stats.exit_code is None
+            assert left and all(_killed(pid) for pid in left)
+        assert not _children() & left
+
+    asyncio.run(go())
 
 
 def test_a_forged_done_after_the_timeout_changes_nothing_but_the_location() -> None:
