@@ -468,8 +468,8 @@ class Runtime:
                 await s.run("rows = await load()", bindings={"load": load})
                 result = await s.run("return len(rows)")
         """
-        return RunSession(self, variables, language=language, bindings=bindings,
-                          limits=limits, sandbox=sandbox, last_expression=last_expression)
+        return RunSession(self, variables, SessionOptions(language, bindings, limits, sandbox,
+                                                          last_expression))
 
     def _check_loop(self) -> None:
         """Bind to the running loop on first use; refuse any other loop (the
@@ -600,6 +600,17 @@ def _compile(syscall_filter: SyscallFilter | None) -> dict[Sandbox, bytes]:
         return dict.fromkeys(Sandbox, b"")
 
 
+@dataclasses.dataclass(frozen=True)
+class SessionOptions:
+    """The options of :meth:`Runtime.session` that its runs share."""
+
+    language: str = "python"
+    bindings: BindingsArg = None
+    limits: Limits | None = None
+    sandbox: Sandbox | str | None = None
+    last_expression: bool = False
+
+
 class RunSession:
     """Runs programs one after the other, each in a fresh guest process,
     passing the variables each run ends with to the next run as values
@@ -619,17 +630,16 @@ class RunSession:
     #: Every run's result, in order.
     results: list[RunResult]
 
-    def __init__(self, runtime: Runtime, variables: Mapping[str, Any] | None = None, *,  # noqa: PLR0913
-                 language: str = "python", bindings: BindingsArg = None,
-                 limits: Limits | None = None, sandbox: Sandbox | str | None = None,
-                 last_expression: bool = False) -> None:
+    def __init__(self, runtime: Runtime, variables: Mapping[str, Any] | None,
+                 shared: SessionOptions) -> None:
+        """``shared``: what every run of the session is given unless it says otherwise."""
         self._runtime = runtime
         self.variables = dict(variables or {})
-        self.language = language
-        self.bindings = bindings
-        self.limits = limits
-        self.sandbox = sandbox
-        self.last_expression = last_expression
+        self.language = shared.language
+        self.bindings = shared.bindings
+        self.limits = shared.limits
+        self.sandbox = shared.sandbox
+        self.last_expression = shared.last_expression
         self.results = []
 
     async def run(self, source: str, *, language: str | None = None,

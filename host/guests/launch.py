@@ -375,23 +375,24 @@ class GuestProcess:
 
 async def launch(command: GuestCommand, workdir: str, profile: Sandbox,
                  raw_output_bytes: int, *, disk_bytes: int | None = None,
-                 channel_type: int = socket.SOCK_STREAM, template: bool = False) -> GuestProcess:
+                 template: bool = False) -> GuestProcess:
     """Start ``command`` under ``profile`` (already resolved); under
     namespaces its writable mounts hold at most ``disk_bytes`` each.
     ``template``: it is the CPython template (host/guests/zygote.py), whose group
-    gets a template's CPU weight. Raises GuestStartError where the host
-    cannot start a process (out of processes or descriptors)."""
+    gets a template's CPU weight and whose channel keeps its messages apart
+    (SOCK_SEQPACKET). Raises GuestStartError where the host cannot start a
+    process (out of processes or descriptors)."""
     try:
         return await _launch(command, workdir, profile, raw_output_bytes,
-                             disk_bytes=disk_bytes, channel_type=channel_type,
-                             template=template)
+                             disk_bytes=disk_bytes, template=template)
     except OSError as exc:
         raise GuestStartError(str(exc)) from exc
 
 
 async def _launch(command: GuestCommand, workdir: str, profile: Sandbox,
                   raw_output_bytes: int, *, disk_bytes: int | None,
-                  channel_type: int, template: bool) -> GuestProcess:
+                  template: bool) -> GuestProcess:
+    channel_type = socket.SOCK_SEQPACKET if template else socket.SOCK_STREAM
     if profile is Sandbox.PROCESS:
         argv = confinement.process_argv(command.argv, workdir, command.seccomp,
                                         landlock=command.landlock,

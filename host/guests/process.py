@@ -360,10 +360,12 @@ class ForkedChild(Child):
         return self.returncode
 
 
-def adopt(pid: int, channel: socket.socket, out_r: int, err_r: int, *, raw_output_bytes: int,
+def adopt(pid: int, channel: socket.socket, pipes: tuple[int, int], *, raw_output_bytes: int,
           exited: asyncio.Future[int], namespace_init: bool = False) -> ForkedChild:
     """A :class:`Child` for a guest someone else started: ``pid`` leads its
-    process group, ``exited`` resolves with its status."""
+    process group, ``pipes`` are its raw fd 1 and fd 2, ``exited`` resolves
+    with its status."""
+    out_r, err_r = pipes
     child = ForkedChild(pid=pid, channel=channel, raw_stdout=CappedBuffer(raw_output_bytes),
                         raw_stderr=CappedBuffer(raw_output_bytes), exited=exited,
                         namespace_init=namespace_init)

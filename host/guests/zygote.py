@@ -110,8 +110,7 @@ class Zygote:
         self._workdir = new_workdir()
         command = self._command_for(self._workdir, "namespaces" if self._isolate else "process")
         self._launched = await launch(command, self._workdir, self._profile, _TEMPLATE_OUTPUT,
-                                      disk_bytes=_TEMPLATE_DISK,
-                                      channel_type=socket.SOCK_SEQPACKET, template=True)
+                                      disk_bytes=_TEMPLATE_DISK, template=True)
         control = self._launched.child.channel
         asyncio.get_running_loop().add_reader(control.fileno(), self._on_reply)
 
@@ -229,7 +228,7 @@ class Zygote:
             pidfd = -1
 
         exited.add_done_callback(lambda _: self._exits.pop(token, None))
-        child = adopt(pid, host_end, out_r, err_r, raw_output_bytes=raw_output_bytes,
+        child = adopt(pid, host_end, (out_r, err_r), raw_output_bytes=raw_output_bytes,
                       exited=exited, namespace_init=self._isolate)
         return GuestProcess(child, pid, sandboxed=self._isolate, forked=True, init_pidfd=pidfd)
 
