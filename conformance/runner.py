@@ -344,7 +344,7 @@ async def check_guest(t: Transcript, language: str, launch: GuestLauncher, *,
     process: asyncio.subprocess.Process | None = None
     wire: _Wire
     if transport == "stdio":
-        workdir = new_workdir()
+        workdir = await new_workdir()
         process = await _start_stdio(launch(workdir), workdir)
         wire = _StdioWire(process, read_timeout)
     else:  # started as the host starts its guests, under the process profile

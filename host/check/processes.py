@@ -253,7 +253,7 @@ class CheckerPool:
         """A checker under the pool's profile, confined, limited and ready."""
         self.started += 1
         try:
-            workdir = new_workdir()
+            workdir = await new_workdir()
         except GuestStartError as exc:
             raise NotChecked(f"the checker could not be started: {exc}") from exc
         try:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -88,18 +89,27 @@ WORKDIR_PREFIX = "tether-run-"
 _swept: set[str] = set()  # temporary directories this process has swept
 
 
-def new_workdir() -> str:
-    """A host directory of a run's own (removed by :meth:`GuestProcess.release`).
-    The first in a temporary directory also has those of hosts that are gone
-    removed there, in one of tether's threads."""
+async def new_workdir() -> str:
+    """A host directory of a run's own (removed by :meth:`GuestProcess.release`),
+    made in one of tether's threads: a mkdir waits while others change the
+    same directory. The first in a temporary directory also has those of
+    hosts that are gone removed there."""
     where = tempfile.gettempdir()
     if where not in _swept:
         _swept.add(where)
         threads.internal.submit(sweep_workdirs, where)
+    made = asyncio.get_running_loop().run_in_executor(
+        threads.internal, functools.partial(tempfile.mkdtemp,
+                                            prefix=f"{WORKDIR_PREFIX}{owners.owner()}-"))
     try:
-        return tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{owners.owner()}-")
+        return await asyncio.shield(made)
     except OSError as exc:  # out of descriptors, or of disk
         raise GuestStartError(str(exc)) from exc
+    except asyncio.CancelledError:  # the directory is made, or not, before the caller goes
+        await asyncio.wait([made])
+        if not made.cancelled() and made.exception() is None:
+            remove_tree(made.result())
+        raise
 
 
 def sweep_workdirs(where: str) -> int:
@@ -629,7 +639,7 @@ async def start_guest(command_for: Callable[[str], GuestCommand], profile: Sandb
     """A new interpreter for one run, in a work directory of its own; the
     run reads its HELLO (its start counts in the run's wall time)."""
     since = asyncio.get_running_loop().time()
-    workdir = new_workdir()
+    workdir = await new_workdir()
     try:
         process = await launch(command_for(workdir), workdir, profile,
                                limits.raw_output_bytes, disk_bytes=limits.disk_bytes)

@@ -153,7 +153,7 @@ class SpawnStarter:
         suspect: Path | None = None
         try:
             while True:
-                workdir = new_workdir()
+                workdir = await new_workdir()
                 command = self._command_for(workdir, warm)
                 try:
                     launched = await launch(command, workdir, self._profile,
@@ -217,7 +217,7 @@ class ForkStarter:
     async def start(self, *, ahead: bool = True, paced: bool = False) -> StartedGuest:
         if not self.starts_on_demand:
             return await self._fallback.start(ahead=ahead, paced=paced)
-        workdir = None if self._private else new_workdir()
+        workdir = None if self._private else await new_workdir()
         try:
             try:
                 launched = await self._zygote.fork(workdir, self._limits.raw_output_bytes,

@@ -21,7 +21,7 @@ import stat
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from tether.codec.forkserver import exit_status
 
@@ -35,6 +35,8 @@ _DEFAULT_SIGNALS = (
     signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGPIPE,
     signal.SIGXCPU, signal.SIGXFSZ, signal.SIGCHLD,
 )
+
+_T = TypeVar("_T")
 
 
 def _high(fd: int) -> int:
@@ -420,7 +422,8 @@ async def _until_group_dead(pgid: int, limit: float) -> None:
     except (ProcessLookupError, PermissionError):
         return
     deadline = asyncio.get_running_loop().time() + limit
-    while _live_members(pgid) and asyncio.get_running_loop().time() < deadline:
+    # In a thread: reading a dying process's stat can wait on its exit.
+    while await in_thread(_live_members, pgid) and asyncio.get_running_loop().time() < deadline:
         await asyncio.sleep(0.005)
 
 
@@ -453,7 +456,7 @@ async def readable(fd: int) -> None:
         loop.remove_reader(fd)
 
 
-async def in_thread(work: Callable[..., None], *args: Any) -> None:
+async def in_thread(work: Callable[..., _T], *args: Any) -> _T:
     """``work(*args)`` in one of tether's own worker threads (never the
     application's or the bindings'), so that the event loop serves other
     runs meanwhile (joining a cgroup can take milliseconds: cgroup v1 waits
@@ -461,7 +464,7 @@ async def in_thread(work: Callable[..., None], *args: Any) -> None:
     for before the cancellation goes on: cleanup never races it."""
     job = asyncio.get_running_loop().run_in_executor(threads.internal, work, *args)
     try:
-        await asyncio.shield(job)
+        return await asyncio.shield(job)
     except asyncio.CancelledError:
         await asyncio.wait([job])
         raise

@@ -107,7 +107,7 @@ class Zygote:
             return self._launched
 
     async def _start(self) -> None:
-        self._workdir = new_workdir()
+        self._workdir = await new_workdir()
         command = self._command_for(self._workdir, "namespaces" if self._isolate else "process")
         self._launched = await launch(command, self._workdir, self._profile, _TEMPLATE_OUTPUT,
                                       disk_bytes=_TEMPLATE_DISK, template=True)

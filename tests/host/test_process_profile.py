@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
+import threading
 import warnings
 
 import pytest
 
 from tether import RunResult, Runtime, Sandbox, SandboxUnavailable, Status
+from tether.host.guests import process as process_module
 from tether.host.sandbox import profiles as sandbox_module
 
 from .conftest import SPIN, no_marked_processes, pick, quick, run
@@ -80,3 +84,25 @@ def test_a_setsid_escapee_dies_with_its_cgroup(lang: str) -> None:
     root = sandbox_module.cgroups.ROOT
     assert not (root / "pids" / path.lstrip("/")).exists()
     assert not (root / path.lstrip("/")).exists()
+
+
+def test_the_wait_for_a_group_to_die_scans_proc_off_the_event_loop(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading a dying process's /proc stat can wait on its exit, so the
+    scan for a group's live members runs in one of tether's threads."""
+    scanners: list[str] = []
+    scan = process_module._live_members
+
+    def watched(pgid: int) -> bool:
+        scanners.append(threading.current_thread().name)
+        return scan(pgid)
+
+    monkeypatch.setattr(process_module, "_live_members", watched)
+    member = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                              start_new_session=True)
+    try:
+        asyncio.run(process_module._until_group_dead(member.pid, 0.05))
+    finally:
+        member.kill()
+        member.wait()
+    assert scanners and threading.main_thread().name not in scanners

@@ -5,6 +5,7 @@ Whatever a program left in one, unreadable directories too, is removed."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import shutil
@@ -12,13 +13,16 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tether.host.guests.launch import WORKDIR_PREFIX, sweep_workdirs
+from tether import PoolConfig, Runtime
+from tether.host.guests.launch import WORKDIR_PREFIX, new_workdir, sweep_workdirs
 from tether.host.guests.process import remove_tree
 from tether.host.sandbox import owners
 
@@ -151,3 +155,40 @@ def test_what_a_program_made_unreadable_is_removed_too() -> None:
             assert not tree.exists()
     finally:
         shutil.rmtree(top, ignore_errors=True)
+
+
+def test_a_work_directory_is_made_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mkdir in the temporary directory waits while other runs remove
+    theirs there: it runs in one of tether's threads, not on the loop."""
+    makers: list[str] = []
+    make = tempfile.mkdtemp
+
+    def watched(*args: Any, **kwargs: Any) -> str:
+        makers.append(threading.current_thread().name)
+        return make(*args, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkdtemp", watched)
+
+    async def go() -> None:
+        async with Runtime(sandbox="process", pool=PoolConfig(size=1, fork_server=False)) as rt:
+            assert (await rt.run("return 1")).value == 1
+
+    asyncio.run(go())
+    assert makers and threading.main_thread().name not in makers
+
+
+def test_a_cancelled_start_leaves_no_work_directory() -> None:
+    """A start cancelled while its directory is made removes it."""
+    ours = f"{WORKDIR_PREFIX}{owners.owner()}-*"
+    before = set(Path(tempfile.gettempdir()).glob(ours))
+
+    async def go() -> None:
+        for _ in range(20):
+            made = asyncio.ensure_future(new_workdir())
+            await asyncio.sleep(0)
+            made.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                remove_tree(await made)  # it finished before the cancellation came
+
+    asyncio.run(go())
+    assert set(Path(tempfile.gettempdir()).glob(ours)) <= before
