@@ -23,17 +23,22 @@ once its memory passes ``CheckerLimits.retire_bytes``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import resource
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..aio.tasks import Tasks
 from ..guests.languages import GuestCommand, MiB
-from ..guests.launch import GuestProcess, GuestStartError, launch, new_workdir
+from ..guests.launch import (
+    GuestProcess,
+    GuestStartError,
+    LimitsNotApplied,
+    launch,
+    new_workdir,
+)
 from ..guests.process import in_thread, remove_tree
+from ..guests.process_limits import ProcessLimits
 from ..sandbox.profiles import Sandbox
 
 #: Memory a checker process may hold (the cgroup's ceiling, and its data rlimit).
@@ -126,21 +131,13 @@ class CheckerProcess:
 
     def limit(self, limits: CheckerLimits) -> None:
         """Its rlimits (inherited by whatever it starts: ty) and its cgroup's
-        ceilings, once it is confined and before it reads a program. The
-        data rlimit, not the address space's: Node and ty reserve far more
-        address space than they use."""
-        pid = self.guest.program_pid()
-        wanted = {resource.RLIMIT_DATA: limits.memory_bytes,
-                  resource.RLIMIT_NOFILE: CHECKER_OPEN_FILES,
-                  resource.RLIMIT_FSIZE: CHECKER_FILE_BYTES}
-        if limits.cpu_seconds is not None:
-            wanted[resource.RLIMIT_CPU] = limits.cpu_seconds
-        for which, value in wanted.items():
-            resource.prlimit(pid, which, (value, value))
-        if self.guest.cgroup is not None:
-            with contextlib.suppress(OSError):  # the rlimits hold without it
-                self.guest.cgroup.set_limits(memory_bytes=limits.memory_bytes,
-                                             processes=limits.processes)
+        ceilings, once it is confined and before it reads a program, where
+        a run's are applied. The data rlimit, not the address space's: Node
+        and ty reserve far more address space than they use."""
+        self.guest.apply_limits(ProcessLimits(
+            memory_bytes=limits.memory_bytes, cpu_seconds=limits.cpu_seconds,
+            open_files=CHECKER_OPEN_FILES, file_bytes=CHECKER_FILE_BYTES,
+            processes=limits.processes))
 
     async def close(self) -> None:
         """Kill it (and all it started), then release its cgroup and work
@@ -272,7 +269,7 @@ class CheckerPool:
                 raise NotChecked("the checker did not say it was ready")
             try:
                 await in_thread(process.limit, self._limits)
-            except OSError as exc:
+            except LimitsNotApplied as exc:
                 raise NotChecked(f"the checker's limits could not be set: {exc}") from exc
         except BaseException:
             await self._retired(process)

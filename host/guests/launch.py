@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tether.codec import Connection, Hello, Role, RunLimits
+from tether.codec import Connection, Hello, Role
 
 from ..aio import threads
 from ..aio.reader import STEP_BYTES, between_steps
@@ -47,6 +47,7 @@ from ..sandbox.profiles import (
 from .languages import NODE_MIN_DATA, GuestCommand
 from .memory import at_memory_limit
 from .process import Child, in_thread, open_stat, proc_stat, readable, remove_tree, spawn
+from .process_limits import ProcessLimits
 
 logger = logging.getLogger("tether")
 
@@ -340,24 +341,25 @@ class GuestProcess:
             self.guest_pid = _first_child(self.child.pid)
         self.cgroup = _cgroup_for(self.guest_pid)
 
-    def apply_limits(self, language: str, limits: RunLimits, *, ahead: bool = False) -> None:
-        """The run's limits, between its HELLO and its RUN: rlimits on the
-        guest (the program's processes inherit them) and the cgroup's
-        ceilings. ``ahead``: the guest waits in a pool for a run whose
-        limits are not known yet: only the cgroup's ceilings are set (the
-        host writes them again for a run whose limits differ); its rlimits
-        are left as it started with them, because a hard limit lowered
-        ahead could not be raised for a run that needs more. A remote guest
-        sets RUN's rlimits on itself (R-STDIO-5), and its engine's limits
-        hold besides. Raises LimitsNotApplied where a limit cannot be set:
-        none is ever left as an earlier run (or the pool) had it."""
+    def apply_limits(self, limits: ProcessLimits, *, ahead: bool = False) -> None:
+        """The one place a local guest's limits are applied: rlimits on the
+        guest (its processes inherit them) and the cgroup's ceilings, a
+        run's between its HELLO and its RUN. ``ahead``: the guest waits in a
+        pool for a run whose limits are not known yet: only the cgroup's
+        ceilings are set (the host writes them again for a run whose limits
+        differ); its rlimits are left as it started with them, because a
+        hard limit lowered ahead could not be raised for a run that needs
+        more. A remote guest sets RUN's rlimits on itself (R-STDIO-5), and
+        its engine's limits hold besides. Raises LimitsNotApplied where a
+        limit cannot be set: none is ever left as an earlier run (or the
+        pool) had it."""
         if self.remote is not None:
             return
         if self._stat_fd < 0:  # where the run's CPU time is read at its end
             self._stat_pid = self.program_pid()
             self._stat_fd = open_stat(self._stat_pid)
         if not ahead:  # once: a guest serves one run
-            apply_rlimits(self._live_program_pid(), language, limits)
+            apply_rlimits(self._live_program_pid(), limits)
         ceilings = (limits.memory_bytes, limits.processes)
         if self.cgroup is not None and self._cgroup_ceilings != ceilings:
             self._cgroup_ceilings = None
@@ -365,7 +367,7 @@ class GuestProcess:
                 self.cgroup.set_limits(memory_bytes=limits.memory_bytes,
                                        processes=limits.processes)
             except cgroups.LimitNotSet as exc:
-                raise LimitsNotApplied(f"its cgroup refused the run's limits: {exc}") from exc
+                raise LimitsNotApplied(f"its cgroup refused the limits: {exc}") from exc
             self._cgroup_ceilings = ceilings
 
     def at_memory_limit(self, limit: int | None, language: str) -> bool:
@@ -571,34 +573,28 @@ def _read_info(fd: int) -> dict[str, object]:
                 return parsed
 
 
-def apply_rlimits(pid: int, language: str, wire: RunLimits) -> None:
+def apply_rlimits(pid: int, limits: ProcessLimits) -> None:
     """Set the guest's rlimits from outside (prlimit), between its HELLO and
     the RUN, so no program code runs unlimited even in a guest that cannot
-    limit itself. Each soft and hard limit becomes the run's own (RLIMIT_CPU's
-    hard one a second later), so the program cannot raise a soft limit past
-    it; at most the guest's hard limit as it started (the host's own: nothing
-    lowers a guest's rlimits before its run, GuestProcess.apply_limits).
-    Node reserves far more address space than it uses, so it
-    gets RLIMIT_DATA instead, and --max-old-space-size for its heap.
-    ``processes`` is not an rlimit here: RLIMIT_NPROC counts every process of
-    the user (and root ignores it); the namespaces sandbox's pids cgroup
-    bounds the run's own tree instead."""
+    limit itself. Each soft and hard limit becomes the given one
+    (RLIMIT_CPU's hard one a second later: SIGXCPU, then SIGKILL), so the
+    program cannot raise a soft limit past it; at most the guest's hard
+    limit as it started (the host's own: nothing lowers a guest's rlimits
+    before its run, GuestProcess.apply_limits). Node hangs instead of
+    failing below ~40 MiB of data, hence a floor for RLIMIT_DATA."""
+    memory = limits.memory_bytes
+    if memory is not None and not limits.address_space:
+        memory = max(memory, NODE_MIN_DATA)
     wanted = {
-        resource.RLIMIT_CPU: wire.cpu_seconds,
-        resource.RLIMIT_NOFILE: wire.open_files,
-        resource.RLIMIT_FSIZE: wire.file_bytes,
+        resource.RLIMIT_CPU: limits.cpu_seconds,
+        resource.RLIMIT_NOFILE: limits.open_files,
+        resource.RLIMIT_FSIZE: limits.file_bytes,
+        resource.RLIMIT_AS if limits.address_space else resource.RLIMIT_DATA: memory,
     }
-    if language == "python":
-        wanted[resource.RLIMIT_AS] = wire.memory_bytes
-    elif wire.memory_bytes is not None:
-        # Node reserves address space far beyond what it uses, so RLIMIT_AS
-        # would stop it; RLIMIT_DATA bounds what it allocates (heap and
-        # Buffers alike). Below ~40 MiB Node hangs instead of failing.
-        wanted[resource.RLIMIT_DATA] = max(wire.memory_bytes, NODE_MIN_DATA)
     for which, value in wanted.items():
         if value is None:
             continue
-        hard = value + 1 if which == resource.RLIMIT_CPU else value  # SIGXCPU, then SIGKILL
+        hard = value + 1 if which == resource.RLIMIT_CPU else value
         try:
             current = resource.prlimit(pid, which)[1]
             if current != resource.RLIM_INFINITY:

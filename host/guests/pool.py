@@ -42,6 +42,7 @@ from .launch import (
     run_connection,
 )
 from .process import Child, in_thread, remove_tree
+from .process_limits import ProcessLimits
 from .remote import Launcher, remote_connection
 from .zygote import TemplateStopped, Zygote, ZygoteError
 
@@ -138,7 +139,8 @@ class SpawnStarter:
         return await self._start(True, self._limits)
 
     def _prepare(self, launched: GuestProcess) -> None:
-        launched.apply_limits(self._language, self._limits.wire(), ahead=True)
+        launched.apply_limits(ProcessLimits.of_run(self._language, self._limits.wire()),
+                              ahead=True)
 
     async def start_cold(self, limits: Limits) -> StartedGuest:
         return await self._start(False, limits)
@@ -246,7 +248,7 @@ class ForkStarter:
 
     def _prepare(self, launched: GuestProcess) -> None:
         launched.adopt_forked()
-        launched.apply_limits("python", self._limits.wire(), ahead=True)
+        launched.apply_limits(ProcessLimits.of_run("python", self._limits.wire()), ahead=True)
 
     def idle(self) -> None:
         self._zygote.stop_when_unused()

@@ -36,6 +36,7 @@ from ..aio.channel import Channel
 from ..aio.reader import Reader
 from ..guests.launch import LimitsNotApplied, StartedGuest
 from ..guests.process import Child
+from ..guests.process_limits import ProcessLimits
 from ..result import RunError, RunResult, Status
 from .approvals import Clock
 from .assembly import Measured, assemble
@@ -328,7 +329,7 @@ class Session:
                                       f"the guest does not run {self.language!r}")
         limits = self.request.wire_limits()
         try:
-            self._launched.apply_limits(self.language, limits)
+            self._launched.apply_limits(ProcessLimits.of_run(self.language, limits))
         except LimitsNotApplied as exc:  # no program runs under limits not its own
             self._finish(crash(f"the guest could not be started: {exc}"))
             return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -135,3 +136,23 @@ def test_the_host_keeps_only_its_public_face_outside_its_rooms() -> None:
     rooms = {p.name for p in (ROOT / "host").iterdir() if (p / "__init__.py").exists()}
     assert loose == set()
     assert rooms == set(HOST_ROOMS)
+
+
+def test_limits_are_applied_in_one_place() -> None:
+    """A process's rlimits and its cgroup's ceilings are set by
+    GuestProcess.apply_limits alone (host/guests/launch.py), a run's and the
+    checker's alike, from one ProcessLimits."""
+    setters: list[str] = []
+    for path in sorted((ROOT / "host").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        for function in ast.walk(tree):
+            if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for call in ast.walk(function):
+                if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+                    continue
+                sets_rlimit = call.func.attr in ("prlimit", "setrlimit") and len(call.args) >= 3
+                if sets_rlimit or call.func.attr == "set_limits":
+                    setters.append(f"{path.relative_to(ROOT)}:{function.name}")
+    assert sorted(set(setters)) == ["host/guests/launch.py:apply_limits",
+                                    "host/guests/launch.py:apply_rlimits"]
