@@ -12,8 +12,10 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 #: A temporary directory of this test session's own, for it and the processes
 #: it starts (TMPDIR): the leak check counts only what this session left, even
 #: while other suites or programs use the machine's temporary directory.
-#: Under pytest-xdist each worker has its own, inside the controller's.
-_SESSION_TMP = tempfile.mkdtemp(prefix="tether-tests-")
+#: Under pytest-xdist each worker has its own, inside the controller's. Short
+#: names: a Ray session's socket paths under it must fit AF_UNIX's 107 bytes.
+_SESSION_TMP = tempfile.mkdtemp(prefix="w" if "PYTEST_XDIST_WORKER" in os.environ
+                                else "tether-tests-")
 os.environ["TMPDIR"] = _SESSION_TMP
 tempfile.tempdir = _SESSION_TMP
 # Node startup snapshots are built into this test run's own cache, not the
