@@ -163,6 +163,11 @@ class Reader:
         self._conn.receive_eof()
         self.process()
 
+    @property
+    def quiet(self) -> bool:
+        """Whether every frame received so far has been processed."""
+        return self._quiet.is_set()
+
     async def settled(self) -> None:
         """Until every frame received so far has been processed."""
         await self._quiet.wait()

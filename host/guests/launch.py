@@ -190,7 +190,7 @@ class GuestProcess:
         the run can happen after SIGKILL (:meth:`terminate` with ``kill_now``
         reaps them). Not for a remote guest, whose kill is its launcher's."""
         assert self.remote is None
-        if not self.child.exited.done():
+        if not (self.child.exited.done() or said.done()):
             if self.init_pidfd >= 0:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(self.program_pid(), signal.SIGTERM)

@@ -40,8 +40,9 @@ class LastWords:
         assert self._reader is not None
         if self.listening:
             self._reader.channel.read_available()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._reader.settled(), self._grace)
+            if not self._reader.quiet:  # else no turn of a busy loop is spent on it
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._reader.settled(), self._grace)
         self.listening = False
         self._reader.channel.close()
 
