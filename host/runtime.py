@@ -362,7 +362,17 @@ class Runtime:
         language, limits = request.language, request.limits
         pool = self._pool(language, limits, profile)
         asked = asyncio.get_running_loop().time()
-        ready = await pool.acquire()
+        try:
+            # A guest forked for this run counts in its time, so the fork
+            # (queued behind others' under load) is cut short at its timeout.
+            async with asyncio.timeout(limits.timeout):
+                ready = await pool.acquire()
+        except TimeoutError:
+            return RunResult(status=Status.TIMEOUT, stats=RunStats(
+                wall_time=asyncio.get_running_loop().time() - asked,
+                sandbox=self._sandbox_name(profile)), error=RunError(
+                    "Timeout", f"no guest was ready within {limits.timeout:g} s; "
+                               "the program did not run"))
         if ready is not None and ready.since is None:
             # A guest forked for this run counts in its time, as a cold one does.
             ready.since, ready.deadline = asked, asked + limits.timeout

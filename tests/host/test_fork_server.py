@@ -16,6 +16,7 @@ from tether.host import runtime as runtime_module
 from tether.host.guests.languages import GuestCommand
 from tether.host.guests.launch import StartedGuest
 from tether.host.guests.pool import SpawnStarter
+from tether.host.guests.zygote import FORKS_IN_FLIGHT
 from tether.host.limits import Limits
 from tether.host.sandbox.profiles import Sandbox, detect
 
@@ -253,3 +254,26 @@ def test_runs_waiting_their_turn_to_fork_when_the_runtime_closes_start_nothing()
     statuses, template_alive = asyncio.run(go())
     assert set(statuses) == {Status.CANCELLED}
     assert not template_alive
+
+
+def test_a_run_whose_fork_waits_past_its_timeout_ends_at_it_without_running() -> None:
+    """A guest forked for a run counts in the run's time: when the forks
+    queued ahead of it (as under load) use up the run's timeout, the run
+    ends ``timeout`` then, and its program never runs."""
+    async def go() -> None:
+        async with Runtime(pool=PoolConfig(size=0)) as rt:
+            assert (await rt.run("return 1")).value == 1  # the template is up
+            zygote = next(iter(rt._zygotes.values()))
+            for _ in range(FORKS_IN_FLIGHT):  # every fork's turn taken
+                await zygote._in_flight.acquire()
+            try:
+                result = await asyncio.wait_for(
+                    rt.run("print('ran')", limits=Limits(timeout=0.5)), 30)
+            finally:
+                for _ in range(FORKS_IN_FLIGHT):
+                    zygote._in_flight.release()
+            assert result.status is Status.TIMEOUT and result.output == ""
+            assert result.error is not None and "did not run" in result.error.message
+            assert (await rt.run("return 2")).value == 2  # the pool serves on
+
+    asyncio.run(go())
