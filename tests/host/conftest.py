@@ -261,6 +261,12 @@ def nothing_leaks() -> Iterator[None]:
               for pid in _processes_with(f"{_CHECKOUT}/guest/{script}")
               if not _another_workers(pid)]
     leaked_pids = [p for p in _processes_with(MARKER) + guests if alive(p)]
+    # Under pytest-xdist another worker's guests may be dying as this one
+    # ends, orphaned (so not known as theirs): a leak is one that stays.
+    deadline = time.monotonic() + 5.0
+    while leaked_pids and time.monotonic() < deadline:
+        time.sleep(0.05)
+        leaked_pids = [p for p in leaked_pids if alive(p)]
     assert not leaked_pids, "processes left behind:\n" + "\n".join(
         f"{p}: {_describe(p)}" for p in leaked_pids)
     leaked_fds = set(os.listdir("/proc/self/fd")) - fds_before
