@@ -4,9 +4,6 @@
 PY := .venv/bin/python
 PACKAGE := .venv/.package
 STAMP := .venv/.installed
-# Test workers: one per core, at most two (more load makes the tests that
-# watch kills and timeouts wait longer than they allow).
-WORKERS := $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 2 ] && n=2; echo $$n)
 
 .PHONY: demo test lint docs bench setup vectors mutants
 
@@ -14,7 +11,7 @@ demo: $(PACKAGE)
 	$(PY) -m tether run examples/demo.py --bindings tether.demo:BINDINGS
 
 test: $(STAMP)
-	$(PY) -m pytest -n $(WORKERS)
+	$(PY) -m pytest
 
 lint: $(STAMP)
 	.venv/bin/ruff check .
