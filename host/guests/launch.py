@@ -182,15 +182,16 @@ class GuestProcess:
                 self.cgroup.signal_members()
             self.cgroup.hurry()  # the host waits for them to die
 
-    async def stop(self, grace: float, *, said: asyncio.Future[None]) -> None:
+    async def stop(self, grace: float, *, said: asyncio.Future[None] | None) -> None:
         """SIGTERM the guest (as :meth:`terminate` does), up to ``grace`` for
         it to exit or to have ``said`` its last words, then SIGKILL to
-        everything. Returns without waiting for the processes to die: under
+        everything (at once when there is nothing to hear: ``said`` None).
+        Returns without waiting for the processes to die: under
         load that takes the dying processes' own CPU time, and nothing of
         the run can happen after SIGKILL (:meth:`terminate` with ``kill_now``
         reaps them). Not for a remote guest, whose kill is its launcher's."""
         assert self.remote is None
-        if not (self.child.exited.done() or said.done()):
+        if not (self.child.exited.done() or said is None or said.done()):
             if self.init_pidfd >= 0:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(self.program_pid(), signal.SIGTERM)

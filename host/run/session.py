@@ -245,11 +245,8 @@ class Session:
         it was (R-CANCEL-4), then SIGKILL; what it said is read. Its processes
         are reaped later (:meth:`_teardown`)."""
         listen = await self._end(ending)
-        said = self._last_words.said
-        if not listen or said is None:  # nothing more to hear: kill at once
-            said = asyncio.get_running_loop().create_future()
-            said.set_result(None)
-        await self._launched.stop(self.limits.kill_grace, said=said)
+        await self._launched.stop(self.limits.kill_grace,
+                                  said=self._last_words.said if listen else None)
         if listen:
             await self._last_words.collect()
 
